@@ -1,0 +1,118 @@
+"""Print the benchmark summary as a table.
+
+Also usable on its own to re-print a saved run:
+    python3 bench/report.py bench/results.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+MIB = 1024.0
+
+
+def print_report(results: dict) -> None:
+    print()
+    print("== flake8-tensorcopy benchmark (issue 3) ==")
+    for label, text in _context_lines(results):
+        print(f"{label:<8}: {text}")
+    print()
+    print(f"{'measure':<32}{'without':>11}{'with':>11}{'added':>11}"
+          f"{'ratio':>8}{'target':>10}  verdict")
+    for row in _measure_rows(results):
+        print(row)
+    peer = results.get("peer")
+    if peer:
+        print()
+        print(_peer_line(peer))
+    for note in results.get("notes", []):
+        print(f"note: {note}")
+    print()
+    print("verdict : " + _overall(results))
+
+
+def _context_lines(results: dict):
+    machine, corpus = results["machine"], results["corpus"]
+    envs = results["environments"]
+    yield "machine", (f"{machine['cpu_count']} cores "
+                      f"({machine['usable_cores']} usable), "
+                      f"{machine['cpu_model']}, "
+                      f"{machine['memory_gib']:.1f} GiB RAM, "
+                      f"{machine['platform']}")
+    yield "python", machine["python"]
+    yield "flake8", ", ".join(f"{name} {env['flake8']}"
+                              for name, env in envs.items())
+    yield "libcst", ", ".join(f"{name} {env['libcst']}"
+                              for name, env in envs.items()
+                              if env.get("libcst"))
+    plugin = envs["with"]
+    yield "plugin", (f"{plugin['plugin_distribution']} "
+                     f"{plugin['plugin_version']} (flake8.extension TCP)")
+    yield "corpus", (f"{corpus['root']} ({corpus['label']}): "
+                     f"{corpus['files']} of {corpus['files_in_tree']} files, "
+                     f"{corpus['lines']:,} lines")
+    load = machine["load_average"]
+    yield "load", (f"{load['start']:.2f} at start, {load['end']:.2f} at end "
+                   f"(1-min average; above the core count means other "
+                   f"work competed for the CPU)")
+
+
+def _measure_rows(results: dict):
+    tree, memory = results["whole_tree"], results["memory"]
+    latency = results["editor_latency"]
+    yield _row(f"whole tree, median of {tree['pairs']} pairs",
+               tree["wall_s"], "s", tree)
+    yield (f"{'  throughput (files/s)':<32}"
+           f"{tree['files_per_s']['without']:>11.1f}"
+           f"{tree['files_per_s']['with']:>11.1f}")
+    yield _row("  CPU user+sys, median", tree["cpu_s"], "s", None)
+    yield _row("peak RSS (whole tree), median", memory["peak_rss_mib"],
+               "MiB", memory)
+    yield _row(f"editor latency, median of {latency['pairs']}",
+               latency["wall_s"], "s", latency)
+
+
+def _row(label: str, values: dict, unit: str, target: dict | None) -> str:
+    without, with_ = values["without"], values["with"]
+    ratio = with_ / without
+    cells = (f"{label:<32}{_fmt(without, unit):>11}{_fmt(with_, unit):>11}"
+             f"{_fmt(with_ - without, unit, sign='+'):>11}{ratio:>8.3f}")
+    if target is None:
+        return cells + f"{'(info)':>10}"
+    verdict = "PASS" if target["pass"] else "FAIL"
+    return cells + f"{'<= ' + format(target['target'], '.2f'):>10}  {verdict}"
+
+
+def _fmt(value: float, unit: str, sign: str = "") -> str:
+    if unit == "MiB":
+        return f"{value:{sign}.1f} MiB"
+    digits = 3 if abs(value) < 10 else 2
+    return f"{value:{sign}.{digits}f} s"
+
+
+def _peer_line(peer: dict) -> str:
+    if "skipped" in peer:
+        return f"peer    : TorchFix 0.7.0 skipped: {peer['skipped']}"
+    return (f"peer    : TorchFix {peer['torchfix_version']} "
+            f"(libcst {peer['libcst']}), {peer['files']} files, "
+            f"{peer['runs']} run(s): {peer['torchfix_s']:.2f} s "
+            f"({peer['torchfix_files_per_s']:.1f} files/s) vs without "
+            f"{peer['without_s']:.2f} s -> ratio {peer['ratio']:.2f} "
+            f"(flake8-tensorcopy on the same files: "
+            f"{peer['ours_ratio']:.3f}; TorchFix takes "
+            f"{peer['torchfix_vs_ours']:.2f}x our time)")
+
+
+def _overall(results: dict) -> str:
+    failed = [name for name in ("whole_tree", "memory", "editor_latency")
+              if not results[name]["pass"]]
+    if not failed:
+        return "all targets PASS"
+    return "FAIL: " + ", ".join(failed)
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1] if len(sys.argv) > 1 else "bench/results.json") \
+            as saved:
+        print_report(json.load(saved))

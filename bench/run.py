@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Benchmark of issue 3: what flake8-tensorcopy adds to a flake8 run.
+
+    python3 bench/run.py                      # full torch tree (~40 min)
+    python3 bench/run.py --limit 200 --pairs 3 --peer-limit 200   # quick
+    python3 bench/run.py --profile --limit 200   # cProfile of the engine
+
+Measures, against the installed torch package's own .py files:
+  * whole tree: `flake8 -j 1 <corpus>` without vs with the plugin,
+    median of alternating pairs (target: ratio <= 1.10);
+  * memory: peak RSS of those same flake8 processes (target <= 1.2);
+  * editor latency: `flake8 - --stdin-display-name PATH` fed
+    torch/nn/modules/module.py, as pylsp runs it (target <= 1.15);
+  * peer: TorchFix 0.7.0's flake8 plugin on the same command.
+Each flavour lives in its own venv under bench/.venvs/ with the same
+flake8 version as this python's; "with" is rebuilt on every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from corpus_files import Corpus, load_corpus, warm_page_cache
+from flake8_runs import Flake8Failed, Flake8Run, run_flake8
+from process_stats import clean_environment
+from report import print_report
+from venvs import Venv, VenvError, fresh_venv_with_package, reusable_venv
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+TORCHFIX_PIN = "torchfix==0.7.0"
+TARGETS = {"whole_tree": 1.10, "memory": 1.2, "editor_latency": 1.15}
+PLUGIN_CODE = "TCP"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--corpus", help="directory of .py files "
+                        "(default: the installed torch package)")
+    parser.add_argument("--limit", type=int, help="only N files, spread "
+                        "evenly over the sorted corpus (deterministic)")
+    parser.add_argument("--pairs", type=int, default=3, help="alternating "
+                        "without/with whole-tree pairs (default 3)")
+    parser.add_argument("--latency-pairs", type=int, default=7,
+                        help="alternating editor-latency pairs (default 7)")
+    parser.add_argument("--latency-file", help="file fed on stdin (default:"
+                        " <corpus>/nn/modules/module.py)")
+    parser.add_argument("--skip-peer", action="store_true",
+                        help="do not run TorchFix")
+    parser.add_argument("--peer-limit", type=int, help="TorchFix on only N "
+                        "files (same selection rule as --limit)")
+    parser.add_argument("--peer-runs", type=int, default=1,
+                        help="TorchFix whole-tree runs (default 1)")
+    parser.add_argument("--profile", action="store_true", help="instead of "
+                        "timing flake8, cProfile flake8_tensorcopy.engine."
+                        "lint_source over the corpus and print the top 25")
+    parser.add_argument("--json", default=str(BENCH_DIR / "results.json"),
+                        help="where to write the results (default "
+                        "bench/results.json)")
+    parser.add_argument("--venv-dir", default=str(BENCH_DIR / ".venvs"),
+                        help="venv cache (default bench/.venvs)")
+    parser.add_argument("--package", default=str(REPO_ROOT),
+                        help="source tree installed as 'with' (default: "
+                        "this checkout)")
+    parser.add_argument("--flake8-version", help="flake8 pin for all venvs "
+                        "(default: the version this python has)")
+    args = parser.parse_args(argv)
+    for name in ("limit", "peer_limit", "pairs", "latency_pairs",
+                 "peer_runs"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    corpus = load_corpus(args.corpus, args.limit)
+    flake8_pin = f"flake8=={args.flake8_version or system_flake8_version()}"
+    venv_root = Path(args.venv_dir)
+    print(f"corpus: {corpus.describe()}", flush=True)
+    try:
+        if args.profile:
+            return profile_engine(args, corpus, venv_root, flake8_pin)
+        return benchmark(args, corpus, venv_root, flake8_pin)
+    except (VenvError, Flake8Failed) as failure:
+        print(f"\nbenchmark aborted: {failure}", file=sys.stderr)
+        return 2
+
+
+def benchmark(args, corpus: Corpus, venv_root: Path, flake8_pin: str) -> int:
+    started_at = time.time()
+    load_at_start = os.getloadavg()[0]
+    venvs, peer_problem = prepare_venvs(args, venv_root, flake8_pin)
+    environments = verify_plugins(venvs)
+    latency_file = pick_latency_file(args, corpus)
+    peer_corpus = corpus.subset(args.peer_limit or args.limit)
+    notes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="tcp-bench-") as scratch:
+        workdir = Path(scratch)
+        warm_up(venvs, [corpus, peer_corpus], latency_file, workdir)
+        tree_runs = measure_whole_tree(venvs, corpus, args.pairs, workdir)
+        latency_runs = measure_latency(venvs, latency_file,
+                                       args.latency_pairs, workdir)
+        peer = (measure_peer(venvs, corpus, peer_corpus, tree_runs,
+                             args.peer_runs, workdir)
+                if "torchfix" in venvs else {"skipped": peer_problem})
+    results = {
+        "command": " ".join([sys.executable, *sys.argv]),
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z",
+                                    time.localtime(started_at)),
+        "duration_s": round(time.time() - started_at, 1),
+        "machine": describe_machine(load_at_start),
+        "environments": environments,
+        "corpus": describe_corpus(corpus),
+        "whole_tree": summarise_whole_tree(tree_runs, corpus, notes),
+        "memory": summarise_memory(tree_runs),
+        "editor_latency": summarise_latency(latency_runs, latency_file,
+                                            notes),
+        "peer": peer,
+        "notes": notes,
+    }
+    results["targets_passed"] = all(
+        results[name]["pass"] for name in TARGETS)
+    print_report(results)
+    write_json(Path(args.json), results)
+    return 0
+
+
+# --- environments ---------------------------------------------------------
+
+def system_flake8_version() -> str:
+    """The flake8 version of the python running this script, else of the
+    flake8 on PATH: every venv is pinned to it."""
+    try:
+        return importlib.metadata.version("flake8")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    try:
+        output = subprocess.run(["flake8", "--version"], capture_output=True,
+                                text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit("no flake8 found; pass --flake8-version X.Y.Z")
+    return output.split()[0]
+
+
+def prepare_venvs(args, venv_root: Path, flake8_pin: str):
+    """Returns ({name: Venv}, why the peer is missing or None)."""
+    print(f"\npreparing venvs in {venv_root} ({flake8_pin})", flush=True)
+    venvs = {
+        "without": reusable_venv(venv_root, "without", [flake8_pin]),
+        "with": fresh_venv_with_package(venv_root, "with",
+                                        Path(args.package), flake8_pin),
+    }
+    if args.skip_peer:
+        return venvs, "--skip-peer given"
+    try:
+        venvs["torchfix"] = reusable_venv(venv_root, "torchfix",
+                                          [flake8_pin, TORCHFIX_PIN])
+    except VenvError as failure:
+        print(f"  TorchFix could not be installed, peer skipped:\n"
+              f"{failure}", flush=True)
+        return venvs, f"{TORCHFIX_PIN} could not be installed"
+    return venvs, None
+
+
+def verify_plugins(venvs: dict[str, Venv]) -> dict[str, dict]:
+    """Abort unless 'with' has the TCP plugin and the others do not, and
+    all run the same flake8; returns what each venv contains."""
+    environments = {}
+    for name, venv in venvs.items():
+        plugins = venv.flake8_plugins()
+        ours = [dist for code, dist in plugins
+                if code.startswith(PLUGIN_CODE)]
+        version_text = venv.flake8_version_text()
+        if name == "with" and not ours:
+            raise VenvError(f"the 'with' venv has no flake8.extension entry "
+                            f"point named {PLUGIN_CODE}: {plugins}")
+        if name != "with" and ours:
+            raise VenvError(f"the '{name}' venv unexpectedly has the "
+                            f"{PLUGIN_CODE} plugin: {plugins}")
+        if name == "with" and not _mentions(version_text, ours[0]):
+            raise VenvError(f"flake8 --version in 'with' does not list "
+                            f"{ours[0]}: {version_text}")
+        environments[name] = describe_venv(venv, plugins, version_text,
+                                           ours[0] if ours else None)
+    flake8_versions = {env["flake8"] for env in environments.values()}
+    if len(flake8_versions) != 1:
+        raise VenvError(f"venvs run different flake8 versions: "
+                        f"{flake8_versions}")
+    print(f"  verified: TCP plugin only in 'with'; flake8 "
+          f"{flake8_versions.pop()} everywhere", flush=True)
+    return environments
+
+
+def describe_venv(venv: Venv, plugins, version_text: str,
+                  plugin_dist: str | None) -> dict:
+    names = ["flake8", "libcst", "torchfix"] + ([plugin_dist]
+                                                if plugin_dist else [])
+    versions = venv.versions(*names)
+    description = {
+        "path": str(venv.path),
+        "flake8": versions["flake8"],
+        "libcst": versions["libcst"],
+        "flake8_plugins": [f"{code} ({dist})" for code, dist in plugins],
+        "flake8_version_text": version_text,
+    }
+    if versions["torchfix"]:
+        description["torchfix"] = versions["torchfix"]
+    if plugin_dist:
+        description["plugin_distribution"] = plugin_dist
+        description["plugin_version"] = versions[plugin_dist]
+    return description
+
+
+def _mentions(version_text: str, distribution: str) -> bool:
+    def normal(text: str) -> str:
+        return text.lower().replace("_", "-")
+    return normal(distribution) in normal(version_text)
+
+
+# --- measurements -----------------------------------------------------------
+
+def warm_up(venvs: dict[str, Venv], corpora, latency_file: Path,
+            workdir: Path) -> None:
+    """One untimed pass: corpus files into the page cache, each venv's
+    imports and plugins loaded once, so the first timed run is not the
+    only cold one (that would always be a 'without' run)."""
+    print("\nwarming up (untimed)", flush=True)
+    for corpus in corpora:
+        warm_page_cache(corpus.files)
+    for venv in venvs.values():
+        run_flake8(venv, [str(latency_file)], workdir)
+
+
+def measure_whole_tree(venvs, corpus: Corpus, pairs: int,
+                       workdir: Path) -> list[Flake8Run]:
+    count = len(corpus.files)
+    print(f"\nwhole tree: flake8 -j 1 <{count} files>, {pairs} alternating "
+          f"pairs", flush=True)
+    arguments = ["-j", "1", *corpus.flake8_targets()]
+    runs = []
+    for pair in range(1, pairs + 1):
+        for name in ("without", "with"):
+            run = run_flake8(venvs[name], arguments, workdir)
+            runs.append(run)
+            print(f"  pair {pair}/{pairs} {_progress(run, count)}",
+                  flush=True)
+    return runs
+
+
+def measure_latency(venvs, latency_file: Path, pairs: int,
+                    workdir: Path) -> list[Flake8Run]:
+    print(f"\neditor latency: flake8 - --stdin-display-name {latency_file}, "
+          f"{pairs} alternating pairs", flush=True)
+    arguments = ["-", "--stdin-display-name", str(latency_file)]
+    runs = []
+    for pair in range(1, pairs + 1):
+        for name in ("without", "with"):
+            run = run_flake8(venvs[name], arguments, workdir,
+                             stdin=latency_file)
+            runs.append(run)
+            print(f"  pair {pair}/{pairs} {_progress(run)}", flush=True)
+    return runs
+
+
+def measure_peer(venvs, corpus: Corpus, peer_corpus: Corpus,
+                 tree_runs: list[Flake8Run], peer_runs: int,
+                 workdir: Path) -> dict:
+    """TorchFix on the same command; compared with 'without' (and ours)
+    on the very same files, re-measured once if the peer set differs."""
+    count = len(peer_corpus.files)
+    arguments = ["-j", "1", *peer_corpus.flake8_targets()]
+    print(f"\npeer: TorchFix, flake8 -j 1 <{count} files>, {peer_runs} "
+          f"run(s)", flush=True)
+    baseline = tree_runs
+    if peer_corpus.files != corpus.files:
+        baseline = []
+        for name in ("without", "with"):
+            baseline.append(run_flake8(venvs[name], arguments, workdir))
+            print(f"  baseline {_progress(baseline[-1], count)}", flush=True)
+    torchfix_runs = []
+    for number in range(1, peer_runs + 1):
+        torchfix_runs.append(run_flake8(venvs["torchfix"], arguments,
+                                        workdir))
+        print(f"  run {number}/{peer_runs} "
+              f"{_progress(torchfix_runs[-1], count)}", flush=True)
+    without = _median(baseline, "without", _wall)
+    ours = _median(baseline, "with", _wall)
+    torchfix = _median(torchfix_runs, "torchfix", _wall)
+    environment = venvs["torchfix"].versions("torchfix", "libcst")
+    return {
+        "files": count,
+        "runs": peer_runs,
+        "torchfix_version": environment["torchfix"],
+        "libcst": environment["libcst"],
+        "without_s": without,
+        "torchfix_s": torchfix,
+        "torchfix_files_per_s": count / torchfix,
+        "added_s": torchfix - without,
+        "ratio": torchfix / without,
+        "ours_ratio": ours / without,
+        "torchfix_vs_ours": torchfix / ours,
+        "torchfix_findings": torchfix_runs[0].count("TOR"),
+        "baseline_runs": [_run_record(run) for run in
+                          (baseline if baseline is not tree_runs else [])],
+        "torchfix_runs": [_run_record(run) for run in torchfix_runs],
+    }
+
+
+# --- summaries --------------------------------------------------------------
+
+def summarise_whole_tree(runs: list[Flake8Run], corpus: Corpus,
+                         notes: list[str]) -> dict:
+    wall = _pair_values(runs, _wall)
+    _check_same_findings(runs, "whole tree", notes)
+    ratio = wall["with"] / wall["without"]
+    return {
+        "command": "flake8 -j 1 " + (str(corpus.root) if corpus.is_whole_tree
+                                     else f"<{len(corpus.files)} files>"),
+        "pairs": len(runs) // 2,
+        "wall_s": wall,
+        "cpu_s": _pair_values(runs, _cpu),
+        "files_per_s": {name: len(corpus.files) / wall[name]
+                        for name in ("without", "with")},
+        "added_s": wall["with"] - wall["without"],
+        "ratio": ratio,
+        "pair_ratios": _pair_ratios(runs, _wall),
+        "tcp_findings": runs[1].count(PLUGIN_CODE),
+        "target": TARGETS["whole_tree"],
+        "pass": ratio <= TARGETS["whole_tree"],
+        "runs": [_run_record(run) for run in runs],
+    }
+
+
+def summarise_memory(runs: list[Flake8Run]) -> dict:
+    peak = _pair_values(runs, lambda run: run.stats.peak_rss_kib / 1024)
+    ratio = peak["with"] / peak["without"]
+    return {
+        "measured_on": "the whole-tree flake8 processes (os.wait4 rusage)",
+        "peak_rss_mib": peak,
+        "added_mib": peak["with"] - peak["without"],
+        "ratio": ratio,
+        "target": TARGETS["memory"],
+        "pass": ratio <= TARGETS["memory"],
+    }
+
+
+def summarise_latency(runs: list[Flake8Run], latency_file: Path,
+                      notes: list[str]) -> dict:
+    wall = _pair_values(runs, _wall)
+    _check_same_findings(runs, "editor latency", notes)
+    ratio = wall["with"] / wall["without"]
+    return {
+        "command": f"flake8 - --stdin-display-name {latency_file} "
+                   f"< {latency_file}",
+        "lines": latency_file.read_bytes().count(b"\n"),
+        "pairs": len(runs) // 2,
+        "wall_s": wall,
+        "added_ms": (wall["with"] - wall["without"]) * 1000,
+        "ratio": ratio,
+        "pair_ratios": _pair_ratios(runs, _wall),
+        "peak_rss_mib": _pair_values(
+            runs, lambda run: run.stats.peak_rss_kib / 1024),
+        "tcp_findings": runs[1].count(PLUGIN_CODE),
+        "target": TARGETS["editor_latency"],
+        "pass": ratio <= TARGETS["editor_latency"],
+        "runs": [_run_record(run) for run in runs],
+    }
+
+
+def _check_same_findings(runs: list[Flake8Run], measure: str,
+                         notes: list[str]) -> None:
+    """The plugin must only add TCP findings; anything else is odd."""
+    without, with_ = runs[0], runs[1]
+    others = with_.findings - with_.count(PLUGIN_CODE)
+    if others != without.findings:
+        notes.append(f"{measure}: 'with' reported {others} non-TCP findings,"
+                     f" 'without' {without.findings}")
+    for run in runs:
+        if run.stderr_first_line:
+            notes.append(f"{measure}: {run.env} wrote to stderr: "
+                         f"{run.stderr_first_line}")
+            break
+
+
+def _pair_values(runs: list[Flake8Run], metric) -> dict[str, float]:
+    return {name: _median(runs, name, metric) for name in ("without", "with")}
+
+
+def _pair_ratios(runs: list[Flake8Run], metric) -> list[float]:
+    without = [metric(run) for run in runs if run.env == "without"]
+    with_ = [metric(run) for run in runs if run.env == "with"]
+    return [after / before for before, after in zip(without, with_)]
+
+
+def _median(runs: list[Flake8Run], env: str, metric) -> float:
+    return statistics.median(metric(run) for run in runs if run.env == env)
+
+
+def _wall(run: Flake8Run) -> float:
+    return run.stats.wall_s
+
+
+def _cpu(run: Flake8Run) -> float:
+    return run.stats.cpu_s
+
+
+def _progress(run: Flake8Run, files: int | None = None) -> str:
+    stats = run.stats
+    plugin = {"with": PLUGIN_CODE, "torchfix": "TOR"}.get(run.env)
+    extra = f", {plugin} {run.count(plugin)}" if plugin else ""
+    rate = f"{files / stats.wall_s:7.1f} files/s  " if files else ""
+    return (f"{run.env:<8} {stats.wall_s:8.3f} s  {rate}"
+            f"cpu {stats.cpu_s:8.2f} s"
+            f"  peak {stats.peak_rss_kib / 1024:7.1f} MiB  "
+            f"findings {run.findings}{extra}")
+
+
+def _run_record(run: Flake8Run) -> dict:
+    return {"env": run.env, "wall_s": run.stats.wall_s,
+            "cpu_s": run.stats.cpu_s,
+            "peak_rss_mib": run.stats.peak_rss_kib / 1024,
+            "findings": run.findings,
+            "findings_by_prefix": run.findings_by_prefix}
+
+
+# --- context ----------------------------------------------------------------
+
+def pick_latency_file(args, corpus: Corpus) -> Path:
+    if args.latency_file:
+        return Path(args.latency_file).resolve()
+    default = corpus.root / "nn" / "modules" / "module.py"
+    if default.is_file():
+        return default
+    # A custom corpus: its largest file stands in for module.py.
+    return max(corpus.all_files, key=lambda path: path.stat().st_size)
+
+
+def describe_corpus(corpus: Corpus) -> dict:
+    return {"root": str(corpus.root), "label": corpus.label,
+            "files": len(corpus.files),
+            "files_in_tree": len(corpus.all_files),
+            "whole_tree": corpus.is_whole_tree,
+            "lines": corpus.line_count()}
+
+
+def describe_machine(load_at_start: float) -> dict:
+    return {
+        "cpu_count": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)),
+        "cpu_model": _proc_field("/proc/cpuinfo", "model name") or
+        platform.processor() or "unknown",
+        "memory_gib": _memory_gib(),
+        "platform": platform.platform(),
+        "python": f"{platform.python_version()} ({sys.executable})",
+        "load_average": {"start": load_at_start,
+                         "end": os.getloadavg()[0]},
+    }
+
+
+def _proc_field(path: str, key: str) -> str | None:
+    try:
+        with open(path) as proc_file:
+            for line in proc_file:
+                name, _, value = line.partition(":")
+                if name.strip() == key:
+                    return value.strip()
+    except OSError:
+        pass
+    return None
+
+
+def _memory_gib() -> float:
+    total = _proc_field("/proc/meminfo", "MemTotal")  # "24567890 kB"
+    return int(total.split()[0]) / 2**20 if total else 0.0
+
+
+def write_json(path: Path, results: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"results written to {path}")
+
+
+# --- profile mode -----------------------------------------------------------
+
+def profile_engine(args, corpus: Corpus, venv_root: Path,
+                   flake8_pin: str) -> int:
+    """cProfile the engine inside the 'with' venv, so it is the installed
+    package (and its libcst) that is profiled, not this checkout."""
+    print(f"\npreparing venv in {venv_root} ({flake8_pin})", flush=True)
+    venv = fresh_venv_with_package(venv_root, "with", Path(args.package),
+                                   flake8_pin)
+    with tempfile.TemporaryDirectory(prefix="tcp-bench-") as scratch:
+        file_list = Path(scratch) / "files.txt"
+        file_list.write_text("".join(f"{path}\n" for path in corpus.files))
+        command = [str(venv.python), str(BENCH_DIR / "profile_engine.py"),
+                   "--files-from", str(file_list), "--top", "25"]
+        # cwd is the scratch dir so the checkout cannot shadow the install.
+        return subprocess.run(command, cwd=scratch,
+                              env=clean_environment()).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

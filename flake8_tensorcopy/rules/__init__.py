@@ -1,0 +1,9 @@
+"""The rule registry: one module per rule, listed here in code order."""
+
+from .tcp001_data_mutation import DataMutation
+from .tcp002_clone_detach import CloneDetach
+from .tcp003_deepcopy_tensor import DeepcopyTensor
+from .tcp004_inplace_detached import InplaceDetached
+from .tcp005_tensor_from_tensor import TensorFromTensor
+
+ALL_RULES = (DataMutation, CloneDetach, DeepcopyTensor, InplaceDetached, TensorFromTensor)

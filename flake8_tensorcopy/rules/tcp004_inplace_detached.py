@@ -1,0 +1,78 @@
+"""TCP004: an in-place write to a ``.detach()`` result changes the original tensor."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..inference import is_advanced_index, method_call, writes_in_place
+from ..rule import INPLACE_SIGNATURE, WS, Example, Rule, RuleDocs
+
+
+class InplaceDetached(Rule):
+    code = "TCP004"
+    name = "inplace-on-detached"
+    message = (
+        "in-place write to a .detach() result also changes the original tensor (shared memory); "
+        "use .detach().clone() for a copy, or `with torch.no_grad():` to change the original"
+    )
+    triggers = (rf"\bdetach{WS}\(", INPLACE_SIGNATURE)
+    docs = RuleDocs(
+        what="Flags in-place writes (trailing-underscore methods, item assignment, augmented "
+        "assignment) to `E.detach()`, directly or through a name bound to it (or to a basic-indexing "
+        "view of it) in the same function.",
+        why="`detach()` shares storage AND the version counter with the original: "
+        "`x.detach().zero_()` zeroes `x`, and `x.detach()[0] = 5` writes into `x`. If `x` was saved "
+        "for backward, backward then raises \"one of the variables needed for gradient computation "
+        "has been modified by an inplace operation\"; if not, `x` silently changes.",
+        example="import torch\n\ndef normalised(x: torch.Tensor) -> torch.Tensor:\n    y = x.detach()\n    y.div_(y.norm())\n    return y\n",
+        use_instead="import torch\n\ndef normalised(x: torch.Tensor) -> torch.Tensor:\n    y = x.detach().clone()\n    y.div_(y.norm())\n    return y\n",
+        fixture="fixtures/tcp004_inplace_detached.py",
+        known_problems="Aliases are tracked through plain names within one function only.",
+    )
+    flagged = (
+        Example("def f(x):\n    x.detach().zero_()\n", [(2, 5)]),
+        Example("def f(x):\n    x.detach()[0] = 5\n", [(2, 5)]),
+        Example("def f(x):\n    x.detach()[1:] += 1\n", [(2, 5)]),
+        Example("def f(x):\n    v = x.detach()\n    v.add_(1)\n", [(3, 5)]),
+        Example("def f(x):\n    v = x.detach()[0]\n    v *= 2\n", [(3, 5)]),
+        Example("def f(x):\n    v = x.detach()\n    v[0] = 1\n", [(3, 5)]),
+    )
+    clean = (
+        "def f(x):\n    v = x.detach().clone()\n    v.add_(1)\n",
+        "def f(x):\n    return x.detach().requires_grad_()\n",
+        "def f(x):\n    v = x.detach()\n    v = v.clone()\n    v.add_(1)\n",
+        "def f(x):\n    v = x.detach()\n    w = v + 1\n",
+        "def f(x):\n    v = x.detach()[[0, 2]]\n    v.add_(1)\n",
+        "import torch\ndef f():\n    v = torch.zeros(3).detach()\n    v.add_(1)\n",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        called = method_call(node)
+        if called and writes_in_place(called[1]) and self._detached_view(called[0]):
+            self.report(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(
+            isinstance(t.target, cst.Subscript) and self._detached_view(t.target.value) for t in node.targets
+        ):
+            self.report(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, cst.Subscript):
+            target = target.value
+        if self._detached_view(target):
+            self.report(node)
+
+    def _detached_view(self, node: cst.BaseExpression, through_names: bool = True) -> bool:
+        """``E.detach()`` of a non-fresh ``E``, a basic-indexing view of it, or a name bound to one."""
+        if isinstance(node, cst.Name) and through_names:
+            binding = self.inference.binding(node.value)
+            return binding is not None and binding.value is not None and self._detached_view(binding.value, False)
+        if isinstance(node, cst.Subscript):
+            return not is_advanced_index(node, self.inference) and self._detached_view(node.value, through_names)
+        called = method_call(node)
+        if called is None or called[1] != "detach" or node.args:
+            return False
+        info = self.inference.info(called[0])
+        return not (info and info.fresh)
