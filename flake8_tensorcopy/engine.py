@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +25,14 @@ from .scopes import ScopeCloser, ScopeOpener
 
 
 class AnalysisError(Exception):
-    """The file could not be analysed; ``str(error)`` says why."""
+    """The file could not be (wholly) analysed; ``str(error)`` says why.
+
+    ``findings`` holds what the parts that could be analysed reported.
+    """
+
+    def __init__(self, reason: str, findings: Sequence[Finding] = ()) -> None:
+        super().__init__(reason)
+        self.findings = list(findings)
 
 
 @dataclass(frozen=True, order=True)
@@ -57,13 +66,26 @@ def lint_source(
     Raises :class:`AnalysisError` when the file cannot be analysed.
     """
     rules = rules_for() if rules is None else rules
-    source = _normalise_newlines(source)
-    try:
-        tree = tree if tree is not None else ast.parse(source)
-    except (SyntaxError, ValueError) as error:
-        raise AnalysisError(f"not valid Python: {error}") from None
+    source = prefilter.normalise_newlines(source)
+    tree = tree if tree is not None else parse_ast(source)
     imports = ImportTable.from_ast(tree)
-    plan = prefilter.plan(source, tree, rules, imports) if shortcuts else prefilter.WHOLE_FILE
+    if shortcuts:
+        plan = prefilter.plan(source, tree, [rule.trigger_spec() for rule in rules], imports)
+    else:
+        plan = prefilter.whole_file_plan(source, tree)
+    findings = lint_planned(source, plan, imports, rules)
+    if plan.skipped:
+        raise AnalysisError("not analysed: " + "; ".join(plan.skipped), findings)
+    return findings
+
+
+def lint_planned(
+    source: str, plan: prefilter.Plan, imports: ImportTable, rules: Sequence[type[Rule]]
+) -> list[Finding]:
+    """Findings in the parts of ``source`` that ``plan`` names (see ``prefilter``)."""
+    source = prefilter.normalise_newlines(source)
+    if not plan.needs_parse:
+        return []
     if plan.whole_file:
         return sorted(set(_lint_chunk(source, 0, imports, rules)))
     findings: set[Finding] = set()
@@ -82,25 +104,77 @@ def analyse_module(module: cst.Module, imports: ImportTable, rules: Sequence[typ
     return context.reports
 
 
-def parse(source: str) -> cst.Module:
+def parse_ast(source: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError) as error:
+        raise AnalysisError(f"not valid Python: {error}") from None
+    except (RecursionError, MemoryError):
+        raise AnalysisError("too deeply nested for Python's own parser") from None
+
+
+def parse(source: str, tree: ast.Module | None = None) -> cst.Module:
+    """The whole file, parsed with LibCST; refuses what ``limits`` says LibCST can't do."""
+    plan = prefilter.whole_file_plan(source, tree if tree is not None else parse_ast(source))
+    if plan.skipped:
+        raise AnalysisError("; ".join(plan.skipped))
+    return _parse(source)
+
+
+def _parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         raise AnalysisError(f"LibCST cannot parse it: {error.message} (line {error.raw_line})") from None
+
+
+# LibCST recurses once or twice per nesting level, so a valid 400-term `a and b and ...`
+# exhausts Python's default limit. Such code is retried on a thread with a big stack.
+_DEEP_RECURSION_LIMIT = 60_000
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+
+
+def with_deep_recursion(work: Callable[[], object]) -> object:
+    """Run ``work()``; on RecursionError retry it where recursion can go much deeper."""
+    try:
+        return work()
     except RecursionError:
+        pass
+    outcome: dict[str, object] = {}
+
+    def deep() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:  # handed back to the caller's thread below
+            outcome["error"] = error
+
+    previous_limit, previous_stack = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        threading.stack_size(_DEEP_STACK_BYTES)
+        sys.setrecursionlimit(max(previous_limit, _DEEP_RECURSION_LIMIT))
+        thread = threading.Thread(target=deep, name="tensorcopy-deep")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(previous_stack)
+        sys.setrecursionlimit(previous_limit)
+    if isinstance(outcome.get("error"), RecursionError):
         raise AnalysisError("too deeply nested for LibCST") from None
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _lint_chunk(chunk: str, line_offset: int, imports: ImportTable, rules: Sequence[type[Rule]]) -> list[Finding]:
-    module = parse(chunk)
-    try:
-        reports = analyse_module(module, imports, rules)
-        if not reports:
-            return []
-        # Positions cost a code generation of the whole chunk: only pay when needed.
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    except RecursionError:
-        raise AnalysisError("too deeply nested for LibCST") from None
+    return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, imports, rules))
+
+
+def _lint_parsed(module: cst.Module, line_offset: int, imports: ImportTable, rules: Sequence[type[Rule]]) -> list[Finding]:
+    reports = analyse_module(module, imports, rules)
+    if not reports:
+        return []
+    # Positions cost a code generation of the whole chunk: only pay when needed.
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     findings = []
     for report in reports:
         start = positions[report.node].start
@@ -120,40 +194,40 @@ def _function_chunk(lines: list[str], first: int, last: int) -> tuple[str, int]:
     return body, first - 1
 
 
-def _normalise_newlines(source: str) -> str:
-    if "\r" in source:
-        source = source.replace("\r\n", "\n").replace("\r", "\n")
-    return source
-
-
 class _BatchedVisitor(cst.CSTVisitor):
-    """Calls every visitor's ``visit_<Node>``/``leave_<Node>`` in list order."""
+    """Calls every visitor's ``visit_<Node>[_<field>]``/``leave_...`` hooks in list order."""
 
     def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
-        self.visits: dict[str, list[Callable[[cst.CSTNode], None]]] = defaultdict(list)
-        self.leaves: dict[str, list[Callable[[cst.CSTNode], None]]] = defaultdict(list)
+        self.hooks: dict[str, list[Callable[..., None]]] = defaultdict(list)
         for visitor in visitors:
             for hook in _hook_names(type(visitor)):
-                kind, _, node_type = hook.partition("_")
-                table = self.visits if kind == "visit" else self.leaves
-                table[node_type].append(getattr(visitor, hook))
+                self.hooks[hook].append(getattr(visitor, hook))
+        self.hooks = dict(self.hooks)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        for hook in self.visits.get(type(node).__name__, ()):
+        for hook in self.hooks.get(f"visit_{type(node).__name__}", ()):
             hook(node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        for hook in self.leaves.get(type(original_node).__name__, ()):
+        for hook in self.hooks.get(f"leave_{type(original_node).__name__}", ()):
+            hook(original_node)
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        for hook in self.hooks.get(f"visit_{type(node).__name__}_{attribute}", ()):
+            hook(node)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        for hook in self.hooks.get(f"leave_{type(original_node).__name__}_{attribute}", ()):
             hook(original_node)
 
 
 @functools.cache
 def _hook_names(visitor_class: type) -> tuple[str, ...]:
-    """The node hooks a visitor class really defines (LibCST's stubs are no-ops)."""
-    names = []
-    for name in dir(visitor_class):
-        if name.startswith(("visit_", "leave_")) and name.count("_") == 1:
-            if not getattr(getattr(visitor_class, name), "_is_no_op", False):
-                names.append(name)
-    return tuple(names)
+    """The hooks a visitor class really defines (LibCST's typed stubs are no-ops)."""
+    return tuple(
+        name
+        for name in dir(visitor_class)
+        if name.startswith(("visit_", "leave_"))
+        and not getattr(getattr(visitor_class, name), "_is_no_op", False)
+    )

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import libcst as cst
+if TYPE_CHECKING:
+    import libcst as cst
 
 def iter_statements(tree: ast.Module) -> Iterator[ast.stmt]:
     """Every statement of the module at any depth, without visiting expressions."""
@@ -61,6 +63,8 @@ class ImportTable:
 
     def qualify(self, node: cst.CSTNode) -> str | None:
         """The dotted name of ``th.nn.init.normal_``-like expressions, or None."""
+        import libcst as cst  # only analysed files pay for importing LibCST
+
         if isinstance(node, cst.Name):
             return self.aliases.get(node.value)
         if isinstance(node, cst.Attribute):

@@ -163,6 +163,8 @@ class Inference:
     def __init__(self, imports: ImportTable) -> None:
         self.imports = imports
         self.scopes: list[dict[str, Binding]] = [{}]
+        # Per open ``if``/loop: the bindings before it and those at the end of each branch.
+        self.branches: list[tuple[dict[str, Binding], list[dict[str, Binding]]]] = []
 
     # -- bindings ---------------------------------------------------------------
     def binding(self, name: str) -> Binding | None:
@@ -177,6 +179,27 @@ class Inference:
         else:
             for name in bound_names(target):
                 self.bind(name, None, None)
+
+    # -- control flow -------------------------------------------------------------
+    # A branch starts from the bindings before the ``if``; after it, a name keeps what
+    # every path agrees on. A loop body may run zero times, so it merges the same way.
+    def enter_branches(self) -> None:
+        self.branches.append((dict(self.scopes[-1]), []))
+
+    def next_branch(self) -> None:
+        before, ends = self.branches[-1]
+        ends.append(self.scopes[-1])
+        self.scopes[-1] = dict(before)
+
+    def leave_branches(self, exhaustive: bool) -> None:
+        before, ends = self.branches.pop()
+        ends.append(self.scopes[-1])
+        if not exhaustive:
+            ends.append(before)
+        self.scopes[-1] = _merge(ends)
+
+    def forget(self, name: str) -> None:
+        self.scopes[-1].pop(name, None)
 
     def push(self, inherit: bool, shadowed: set[str] = frozenset()) -> None:
         scope = {k: v for k, v in self.scopes[-1].items() if k not in shadowed} if inherit else {}
@@ -265,6 +288,40 @@ class Inference:
         if is_inplace_method(name):
             return receiver_info
         return None
+
+
+def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:
+    merged: dict[str, Binding] = {}
+    for name in set().union(*scopes):
+        bindings = [scope.get(name) for scope in scopes]
+        first = bindings[0]
+        if all(b is first for b in bindings):
+            merged[name] = first
+        elif all(b is not None and b.info is not None for b in bindings):
+            infos = {b.info for b in bindings}
+            merged[name] = Binding(None, infos.pop() if len(infos) == 1 else TENSOR)
+        else:
+            merged[name] = Binding(None, None)
+    return merged
+
+
+def narrowed_name(test: cst.BaseExpression, imports: ImportTable) -> tuple[str, bool] | None:
+    """(name, is_tensor) for ``isinstance(name, torch.Tensor)`` and its ``not`` form."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if negated else test
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "isinstance"
+        and len(call.args) == 2
+        and isinstance(call.args[0].value, cst.Name)
+    ):
+        return None
+    kinds = call.args[1].value
+    candidates = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    if any(imports.qualify(c) in TENSOR_ANNOTATIONS | _PARAMETER_CONSTRUCTORS for c in candidates):
+        return call.args[0].value.value, not negated
+    return None
 
 
 def _torch_function_info(qualified: str, call: cst.Call) -> TensorInfo | None:

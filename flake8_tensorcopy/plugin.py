@@ -1,8 +1,10 @@
-"""The flake8 adapter: a thin shell over :func:`engine.lint_source`.
+"""The flake8 adapter: a thin shell over the analysis core.
 
 flake8 hands us the decoded source (``lines``, the unsaved buffer under an editor) and
-the ``ast`` tree it already parsed; we never reopen the file. Any failure is contained
-here: one exception escaping ``run()`` would abort flake8's whole run, for every file.
+the ``ast`` tree it already parsed; we never reopen the file. The trigger prefilter
+runs first on plain data, so a file that cannot hold a finding costs no LibCST import
+and no parse. Any failure is contained here: one exception escaping ``run()`` would
+abort flake8's whole run, for every file.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import ast
 import logging
 from collections.abc import Iterator
 
-from . import __version__
-from .engine import AnalysisError, lint_source, rules_for
+from . import __version__, prefilter
+from ._triggers import RULE_TRIGGERS
+from .imports import ImportTable
 
 # A child of flake8's logger, so that ``flake8 -v`` shows which files were skipped.
 LOG = logging.getLogger("flake8.tensorcopy")
@@ -21,7 +24,7 @@ LOG = logging.getLogger("flake8.tensorcopy")
 class TensorCopyChecker:
     name = "flake8-tensorcopy"
     version = __version__
-    rules = tuple(rules_for())
+    triggers = tuple(spec for spec in RULE_TRIGGERS if spec.enabled_by_default)
 
     def __init__(self, tree: ast.Module, lines: list[str], filename: str = "-") -> None:
         self.tree = tree
@@ -30,12 +33,26 @@ class TensorCopyChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
-            findings = lint_source("".join(self.lines), self.tree, rules=self.rules)
-        except AnalysisError as error:
-            LOG.info("flake8-tensorcopy skipped %s: %s", self.filename, error)
-            return
-        except Exception:  # a bug of ours must not cost the user their whole flake8 run
-            LOG.warning("flake8-tensorcopy failed on %s; please report it", self.filename, exc_info=True)
+            findings = self._findings()
+        except Exception as error:  # a bug of ours must not cost the user their whole flake8 run
+            from .engine import AnalysisError
+
+            if isinstance(error, AnalysisError):
+                LOG.info("flake8-tensorcopy skipped %s: %s", self.filename, error)
+            else:
+                LOG.warning("flake8-tensorcopy failed on %s; please report it", self.filename, exc_info=True)
             return
         for finding in findings:
             yield finding.line, finding.col, finding.message, type(self)
+
+    def _findings(self) -> list:
+        source = "".join(self.lines)
+        imports = ImportTable.from_ast(self.tree)
+        plan = prefilter.plan(source, self.tree, self.triggers, imports)
+        for reason in plan.skipped:
+            LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, reason)
+        if not plan.needs_parse:
+            return []
+        from .engine import lint_planned, rules_for  # imports LibCST: only when needed
+
+        return lint_planned(source, plan, imports, rules_for(spec.code for spec in self.triggers))

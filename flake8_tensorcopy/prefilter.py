@@ -14,12 +14,43 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .imports import ImportTable, child_blocks
-from .rule import Rule
+from .limits import statements_of, unparsable_reason
+
+# Whitespace that may sit between two tokens of one expression: spaces, newlines inside
+# brackets and backslash continuations (comments are blanked before triggers run).
+WS = r"[\s\\]*"
+# Any in-place write: ``name_(``, ``x[...] =``, ``x op= v``.
+INPLACE_SIGNATURE = rf"[A-Za-z0-9]_{WS}\(|\]{WS}=(?!=)|(?:[-+*/%@&|^]|//|\*\*|<<|>>)="
+
+
+@dataclass(frozen=True)
+class TriggerSpec:
+    """A rule's trigger, as the plugin sees it before LibCST is imported."""
+
+    code: str
+    triggers: tuple[str, ...]
+    trigger_imports: frozenset[str] = frozenset()
+    enabled_by_default: bool = True
+
+    def patterns(self, imports: ImportTable) -> list[re.Pattern[str]]:
+        """The compiled triggers; local aliases of ``trigger_imports`` join the first."""
+        patterns = list(self.triggers)
+        aliases = imports.local_names(set(self.trigger_imports))
+        if aliases:
+            names = "|".join(sorted(re.escape(a) for a in aliases))
+            patterns[0] = rf"(?:{patterns[0]})|\b(?:{names}){WS}\("
+        return [_compiled(p) for p in patterns]
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 # Comments and string literals, matched left to right so that a quote inside a comment
 # or a hash inside a string is consumed by the token that really holds it. f-strings
@@ -49,36 +80,65 @@ def blank_comments_and_strings(source: str) -> str:
 
 @dataclass(frozen=True)
 class Plan:
-    """What to parse: the whole file, or these (first, last) line spans."""
+    """What to parse: the whole file, or these (first, last) line spans.
+
+    ``skipped``: why parts that could hold a finding are not parsed (see ``limits``).
+    """
 
     whole_file: bool
     spans: tuple[tuple[int, int], ...] = ()
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def needs_parse(self) -> bool:
+        return self.whole_file or bool(self.spans)
 
 
 WHOLE_FILE = Plan(whole_file=True)
-NOTHING = Plan(whole_file=False)
 
 
-def plan(source: str, tree: ast.Module, rules: Iterable[type[Rule]], imports: ImportTable) -> Plan:
-    text = blank_comments_and_strings(source)
+def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: ImportTable) -> Plan:
+    """The parts of ``source`` that can hold a finding of one of ``rules``."""
+    text = blank_comments_and_strings(normalise_newlines(source))
     index = _LineIndex(text)
     locator = _FunctionLocator(tree)
-    spans: set[tuple[int, int]] = set()
+    functions: dict[tuple[int, int], ast.stmt] = {}
     for rule in rules:
-        primary, *secondary = rule.trigger_patterns(imports)
+        primary, *secondary = rule.patterns(imports)
         position = 0
         while match := primary.search(text, position):
-            span = locator.innermost_function(index.line_of(match.start()))
-            if span is None:
+            function = locator.innermost_function(index.line_of(match.start()))
+            if function is None:
                 if all(p.search(text) for p in secondary):
-                    return WHOLE_FILE
+                    return whole_file_plan(source, tree)
                 position = match.end()
                 continue
+            span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
             if all(p.search(text, start, end) for p in secondary):
-                spans.add(span)
+                functions[span] = function
             position = max(end, match.end())
-    return Plan(whole_file=False, spans=_outermost(spans))
+    spans, skipped = [], []
+    for span in _outermost(set(functions)):
+        size = index.offset_of_line(span[1] + 1) - index.offset_of_line(span[0])
+        reason = unparsable_reason(statements_of(functions[span]), size)
+        if reason:
+            skipped.append(f"lines {span[0]}-{span[1]}: {reason}")
+        else:
+            spans.append(span)
+    return Plan(whole_file=False, spans=tuple(spans), skipped=tuple(skipped))
+
+
+def whole_file_plan(source: str, tree: ast.Module) -> Plan:
+    reason = unparsable_reason(statements_of(tree), len(source))
+    return Plan(whole_file=False, skipped=(reason,)) if reason else WHOLE_FILE
+
+
+def normalise_newlines(source: str) -> str:
+    """``\r\n`` and ``\r`` become ``\n``: line numbers and columns stay the same."""
+    if "\r" in source:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    return source
 
 
 def _outermost(spans: set[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -121,12 +181,12 @@ class _FunctionLocator:
         self.tree = tree
         self._module_starts = [statement_start(s) for s in tree.body]
 
-    def innermost_function(self, line: int) -> tuple[int, int] | None:
+    def innermost_function(self, line: int) -> ast.stmt | None:
         found = None
         statement = _containing(self.tree.body, self._module_starts, line)
         while statement is not None:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found = (statement_start(statement), statement.end_lineno)
+                found = statement
             block = [s for b in child_blocks(statement) for s in b]
             statement = _containing(block, [statement_start(s) for s in block], line)
         return found

@@ -17,6 +17,7 @@ from .inference import (
     annotation_info,
     bound_names,
     method_call,
+    narrowed_name,
 )
 from .rule import Context
 
@@ -75,6 +76,37 @@ class ScopeOpener(cst.BatchableCSTVisitor):
 
     def visit_While(self, node: cst.While) -> None:
         self.context.loops.append(node)
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self.inference.enter_branches()
+
+    visit_While_body = visit_For_body
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self.inference.enter_branches()
+        self._narrow(node.test, in_body=True)
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        if node.orelse is not None:
+            self.inference.next_branch()
+            self._narrow(node.test, in_body=False)
+
+    def _narrow(self, test: cst.BaseExpression, in_body: bool) -> None:
+        """Inside ``if not isinstance(x, torch.Tensor):`` x is no tensor (else-branch alike)."""
+        narrowed = narrowed_name(test, self.inference.imports)
+        if narrowed and narrowed[1] != in_body:
+            self.inference.forget(narrowed[0])
+
+    def visit_IfExp_body(self, node: cst.IfExp) -> None:
+        self._narrow_expression(node, in_body=True)
+
+    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
+        self._narrow_expression(node, in_body=False)
+
+    def _narrow_expression(self, node: cst.IfExp, in_body: bool) -> None:
+        narrowed = narrowed_name(node.test, self.inference.imports)
+        shadowed = {narrowed[0]} if narrowed and narrowed[1] != in_body else set()
+        self.inference.push(inherit=True, shadowed=shadowed)
 
     def visit_With(self, node: cst.With) -> None:
         if any(is_no_grad(self.context, item.item) for item in node.items):
@@ -145,9 +177,17 @@ class ScopeCloser(cst.BatchableCSTVisitor):
 
     def leave_For(self, node: cst.For) -> None:
         self.context.loops.pop()
+        self.inference.leave_branches(exhaustive=False)
 
-    def leave_While(self, node: cst.While) -> None:
-        self.context.loops.pop()
+    leave_While = leave_For
+
+    def leave_If(self, node: cst.If) -> None:
+        self.inference.leave_branches(exhaustive=node.orelse is not None)
+
+    def leave_IfExp_body(self, node: cst.IfExp) -> None:
+        self.inference.pop()
+
+    leave_IfExp_orelse = leave_IfExp_body
 
     def leave_With(self, node: cst.With) -> None:
         if any(is_no_grad(self.context, item.item) for item in node.items):

@@ -1,0 +1,100 @@
+"""The plugin through the real flake8 CLI, in a subprocess: where column and noqa bugs show."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+RISKY = textwrap.dedent(
+    """\
+    import copy
+    import torch
+
+
+    def train(w: torch.Tensor, x: torch.Tensor, lr: float):
+        w.data.add_(-lr)
+        snap = x.clone().detach()
+        again = x.clone().detach()  # noqa: TCP002
+        both = x.clone().detach()  # noqa: E501,TCP002
+        return copy.deepcopy(x), snap, again, both, torch.tensor(x)
+    """
+)
+EXPECTED = [
+    "risky.py:6:5: TCP001",
+    "risky.py:7:12: TCP002",
+    "risky.py:10:12: TCP003",
+    "risky.py:10:49: TCP005",
+]
+
+
+def flake8(*args, cwd, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "flake8", *args], cwd=cwd, capture_output=True, text=True, input=stdin, timeout=300
+    )
+
+
+def located(output: str) -> list[str]:
+    """``path:line:col: CODE`` of each reported line."""
+    return [" ".join(line.split(" ")[:2]) for line in output.splitlines() if line]
+
+
+@pytest.mark.parametrize("select", ["TC", "TCP", "TCP0"])
+def test_select_prefixes_report_at_flake8_columns(tmp_path, select):
+    (tmp_path / "risky.py").write_text(RISKY)
+    result = flake8("--select", select, "risky.py", cwd=tmp_path)
+    assert located(result.stdout) == EXPECTED
+    assert result.returncode == 1
+
+
+def test_noqa_for_one_code_silences_only_that_line(tmp_path):
+    (tmp_path / "risky.py").write_text(RISKY.replace("w.data.add_(-lr)", "w.data.add_(-lr)  # noqa: TCP001"))
+    result = flake8("--select", "TCP", "risky.py", cwd=tmp_path)
+    assert located(result.stdout) == EXPECTED[1:]
+
+
+def test_default_run_includes_our_codes(tmp_path):
+    (tmp_path / "risky.py").write_text(RISKY)
+    result = flake8("risky.py", cwd=tmp_path)
+    assert [l for l in located(result.stdout) if " TCP" in l] == EXPECTED
+
+
+def test_parallel_jobs_give_the_same_findings(tmp_path):
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.py").write_text(RISKY)
+    result = flake8("-j", "2", "--select", "TCP", ".", cwd=tmp_path)
+    expected = sorted(line.replace("risky.py", f"./{name}.py") for name in "abc" for line in EXPECTED)
+    assert sorted(located(result.stdout)) == expected
+
+
+def test_stdin_is_linted_as_the_editor_buffer(tmp_path):
+    result = flake8("--select", "TCP", "--stdin-display-name", "risky.py", "-", cwd=tmp_path, stdin=RISKY)
+    assert located(result.stdout) == EXPECTED
+    assert not (tmp_path / "risky.py").exists()
+
+
+def test_non_ascii_identifiers_keep_code_point_columns(tmp_path):
+    source = "def f(größe):\n    größe.data.add_(1); größe.clone().detach()\n"
+    (tmp_path / "u.py").write_text(source, encoding="utf-8")
+    result = flake8("--select", "TCP", "u.py", cwd=tmp_path)
+    assert located(result.stdout) == ["u.py:2:5: TCP001", "u.py:2:25: TCP002"]
+
+
+def test_unanalysable_files_do_not_stop_the_run(tmp_path):
+    (tmp_path / "a_syntax_error.py").write_text("def f(:\n")
+    # 300 terms: pyflakes copes, LibCST would take seconds (see limits.py)
+    deep = "def f(x):\n    y = " + " * ".join(["x"] * 300) + "\n    return x.clone().detach()\n"
+    (tmp_path / "b_deep.py").write_text(deep)
+    (tmp_path / "c_risky.py").write_text(RISKY)
+    result = flake8("--select", "TCP,E999", "-v", ".", cwd=tmp_path)
+    lines = located(result.stdout)
+    assert lines[0].startswith("./a_syntax_error.py:1:") and lines[0].endswith("E999")
+    assert [l for l in lines if "b_deep" in l] == []
+    assert [l for l in lines if "c_risky" in l] == [l.replace("risky.py", "./c_risky.py") for l in EXPECTED]
+    assert "flake8-tensorcopy skipped part of ./b_deep.py: lines 1-3: line 2: an expression nested 301 deep" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_plugin_is_registered_under_TCP(tmp_path):
+    result = flake8("--version", cwd=tmp_path)
+    assert "flake8-tensorcopy" in result.stdout
