@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ class Flake8Run:
     findings: int
     findings_by_prefix: dict[str, int] = field(default_factory=dict)
     stderr_first_line: str = ""
+    # 1-min load average right after the run: above the core count, the
+    # wall time includes waiting for a CPU held by other work.
+    load_after: float = 0.0
 
     def count(self, prefix: str) -> int:
         return self.findings_by_prefix.get(prefix, 0)
@@ -53,7 +57,8 @@ def run_flake8(venv: Venv, arguments: list[str], workdir: Path,
     return Flake8Run(env=venv.name, stats=stats,
                      findings=sum(by_prefix.values()),
                      findings_by_prefix=dict(sorted(by_prefix.items())),
-                     stderr_first_line=error_text.strip().split("\n")[0])
+                     stderr_first_line=error_text.strip().split("\n")[0],
+                     load_after=os.getloadavg()[0])
 
 
 def _count_findings(path: Path) -> Counter:

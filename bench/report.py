@@ -71,6 +71,7 @@ def _measure_rows(results: dict):
                "MiB", memory)
     yield _row(f"editor latency, median of {latency['pairs']}",
                latency["wall_s"], "s", latency)
+    yield _row("  CPU user+sys, median", latency["cpu_s"], "s", None)
 
 
 def _row(label: str, values: dict, unit: str, target: dict | None) -> str:
@@ -101,7 +102,9 @@ def _peer_line(peer: dict) -> str:
             f"{peer['without_s']:.2f} s -> ratio {peer['ratio']:.2f} "
             f"(flake8-tensorcopy on the same files: "
             f"{peer['ours_ratio']:.3f}; TorchFix takes "
-            f"{peer['torchfix_vs_ours']:.2f}x our time)")
+            f"{peer['torchfix_vs_ours']:.2f}x our time; CPU-time ratios: "
+            f"TorchFix {peer['cpu_ratio']:.2f}, ours "
+            f"{peer['ours_cpu_ratio']:.3f})")
 
 
 def _overall(results: dict) -> str:

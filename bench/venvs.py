@@ -35,7 +35,7 @@ class Venv:
         return self.path / "bin" / "flake8"
 
     def run_python(self, code: str) -> str:
-        return _check_output([str(self.python), "-c", code])
+        return _check_output([str(self.python), "-I", "-c", code])
 
     def versions(self, *distributions: str) -> dict[str, str | None]:
         code = (
@@ -45,7 +45,8 @@ class Venv:
             "    except m.PackageNotFoundError: return None\n"
             "print(json.dumps({n: v(n) for n in sys.argv[1:]}))"
         )
-        output = _check_output([str(self.python), "-c", code, *distributions])
+        output = _check_output([str(self.python), "-I", "-c", code,
+                                *distributions])
         return json.loads(output)
 
     def flake8_plugins(self) -> list[tuple[str, str]]:
@@ -66,7 +67,7 @@ def reusable_venv(root: Path, name: str, requirements: list[str]) -> Venv:
     """A venv that is kept between runs while its requirements and python
     stay the same."""
     venv = Venv(name, root / name)
-    wanted = _spec(requirements)
+    wanted = _spec(venv, requirements)
     if _recorded_spec(venv) == wanted and venv.flake8.exists():
         print(f"  reusing venv {venv.path}", flush=True)
         return venv
@@ -98,14 +99,15 @@ def _create(venv: Venv, requirements: list[str]) -> None:
           flush=True)
     shutil.rmtree(venv.path, ignore_errors=True)
     venv.path.parent.mkdir(parents=True, exist_ok=True)
-    _check_output([sys.executable, "-m", "venv", str(venv.path)])
-    _check_output([str(venv.python), "-m", "pip", "install",
+    _check_output([sys.executable, "-I", "-m", "venv", str(venv.path)])
+    _check_output([str(venv.python), "-I", "-m", "pip", "install",
                    "--disable-pip-version-check", "--quiet", *requirements])
 
 
-def _spec(requirements: list[str]) -> dict:
+def _spec(venv: Venv, requirements: list[str]) -> dict:
+    # The path too: a moved venv's scripts still point at the old one.
     return {"python": sys.version, "executable": sys.executable,
-            "requirements": requirements}
+            "path": str(venv.path.resolve()), "requirements": requirements}
 
 
 def _recorded_spec(venv: Venv) -> dict | None:
@@ -116,8 +118,12 @@ def _recorded_spec(venv: Venv) -> dict | None:
 
 
 def _check_output(argv: list[str]) -> str:
-    result = subprocess.run(argv, capture_output=True, text=True,
-                            env=clean_environment())
+    """Run a helper command; callers pass python -I, and the cwd is an
+    empty directory, because a checkout in the cwd (its *.egg-info from an
+    editable install) would otherwise look installed in every venv."""
+    with tempfile.TemporaryDirectory(prefix="tcp-bench-cwd-") as empty:
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                env=clean_environment(), cwd=empty)
     if result.returncode != 0:
         raise VenvError(f"command failed ({result.returncode}): "
                         f"{' '.join(argv)}\n{result.stdout}{result.stderr}")

@@ -93,6 +93,8 @@ def lint_planned(
     for first, last in plan.spans:
         chunk, offset = _function_chunk(lines, first, last)
         findings.update(_lint_chunk(chunk, offset, imports, rules))
+    if plan.module_level is not None:
+        findings.update(_lint_chunk(_module_level_chunk(lines, plan.module_level), 0, imports, rules))
     return sorted(findings)
 
 
@@ -180,6 +182,14 @@ def _lint_parsed(module: cst.Module, line_offset: int, imports: ImportTable, rul
         start = positions[report.node].start
         findings.append(Finding(start.line + line_offset, start.column, report.code, report.message, report.fix))
     return findings
+
+
+def _module_level_chunk(lines: list[str], stand_ins: tuple[tuple[int, int, str], ...]) -> str:
+    """The module with each outermost function replaced by its stand-in line."""
+    lines = list(lines)
+    for first, last, stand_in in stand_ins:
+        lines[first - 1 : last] = [stand_in] + [""] * (last - first)
+    return "\n".join(lines)
 
 
 def _function_chunk(lines: list[str], first: int, last: int) -> tuple[str, int]:

@@ -19,12 +19,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .imports import ImportTable, child_blocks
+from .imports import ImportTable, child_blocks, iter_statements
 from .limits import statements_of, unparsable_reason
 
-# Whitespace that may sit between two tokens of one expression: spaces, newlines inside
-# brackets and backslash continuations (comments are blanked before triggers run).
-WS = r"[\s\\]*"
+# What may sit between two tokens of one expression: spaces, newlines inside brackets,
+# backslash continuations and comments.
+WS = r"(?:[\s\\]|\#[^\n]*)*"
 # Any in-place write: ``name_(``, ``x[...] =``, ``x op= v``.
 INPLACE_SIGNATURE = rf"[A-Za-z0-9]_{WS}\(|\]{WS}=(?!=)|(?:[-+*/%@&|^]|//|\*\*|<<|>>)="
 
@@ -80,37 +80,50 @@ def blank_comments_and_strings(source: str) -> str:
 
 @dataclass(frozen=True)
 class Plan:
-    """What to parse: the whole file, or these (first, last) line spans.
+    """What to parse.
 
+    ``whole_file``: everything (the reference the shortcuts are tested against).
+    ``spans``: (first, last) lines of functions, each parsed on its own.
+    ``module_level``: parse the module with its functions taken out: each
+    (first, last, stand_in) is an outermost function whose lines become one
+    ``name = None`` line (the binding the ``def`` made) and blank lines.
     ``skipped``: why parts that could hold a finding are not parsed (see ``limits``).
     """
 
     whole_file: bool
     spans: tuple[tuple[int, int], ...] = ()
+    module_level: tuple[tuple[int, int, str], ...] | None = None
     skipped: tuple[str, ...] = ()
 
     @property
     def needs_parse(self) -> bool:
-        return self.whole_file or bool(self.spans)
+        return self.whole_file or bool(self.spans) or self.module_level is not None
 
 
 WHOLE_FILE = Plan(whole_file=True)
+NOTHING = Plan(whole_file=False)
 
 
 def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: ImportTable) -> Plan:
     """The parts of ``source`` that can hold a finding of one of ``rules``."""
-    text = blank_comments_and_strings(normalise_newlines(source))
+    source = normalise_newlines(source)
+    patterns = [rule.patterns(imports) for rule in rules]
+    # Triggers skip comments, so they match the raw text wherever they match the
+    # blanked one: most files are done before paying for the blanking.
+    patterns = [p for p in patterns if all(pattern.search(source) for pattern in p)]
+    if not patterns:
+        return NOTHING
+    text = blank_comments_and_strings(source)
     index = _LineIndex(text)
     locator = _FunctionLocator(tree)
     functions: dict[tuple[int, int], ast.stmt] = {}
-    for rule in rules:
-        primary, *secondary = rule.patterns(imports)
+    module_level = False
+    for primary, *secondary in patterns:
         position = 0
         while match := primary.search(text, position):
             function = locator.innermost_function(index.line_of(match.start()))
             if function is None:
-                if all(p.search(text) for p in secondary):
-                    return whole_file_plan(source, tree)
+                module_level = module_level or all(p.search(text) for p in secondary)
                 position = match.end()
                 continue
             span = (statement_start(function), function.end_lineno)
@@ -126,12 +139,45 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
             skipped.append(f"lines {span[0]}-{span[1]}: {reason}")
         else:
             spans.append(span)
-    return Plan(whole_file=False, spans=tuple(spans), skipped=tuple(skipped))
+    stand_ins = None
+    if module_level:
+        stand_ins, reason = _module_level(source, tree, index)
+        if reason:
+            skipped.append(f"module-level code: {reason}")
+    return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, skipped=tuple(skipped))
 
 
 def whole_file_plan(source: str, tree: ast.Module) -> Plan:
     reason = unparsable_reason(statements_of(tree), len(source))
     return Plan(whole_file=False, skipped=(reason,)) if reason else WHOLE_FILE
+
+
+def _module_level(source: str, tree: ast.Module, index: _LineIndex):
+    """Stand-ins for the outermost functions, or why module-level code can't be parsed."""
+    functions = list(_outermost_functions(tree.body))
+    stand_ins, size = [], len(source)
+    for function in functions:
+        first = statement_start(function)
+        line = source[index.offset_of_line(first) : index.offset_of_line(first + 1)]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        stand_ins.append((first, function.end_lineno, f"{indent}{function.name} = None"))
+        size -= index.offset_of_line(function.end_lineno + 1) - index.offset_of_line(first)
+    outside = [s for s in iter_statements(tree) if not _inside(s, functions)]
+    reason = unparsable_reason(outside, size)
+    return (None, reason) if reason else (tuple(stand_ins), None)
+
+
+def _outermost_functions(block: list[ast.stmt]):
+    for statement in block:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield statement
+        else:
+            for inner in child_blocks(statement):
+                yield from _outermost_functions(inner)
+
+
+def _inside(statement: ast.stmt, functions: list[ast.stmt]) -> bool:
+    return any(statement_start(f) <= statement.lineno <= f.end_lineno for f in functions)
 
 
 def normalise_newlines(source: str) -> str:

@@ -11,27 +11,48 @@ import libcst as cst
 
 from .imports import ImportTable
 from .inference import Inference
+from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec  # noqa: F401 (re-exported for rules)
 
-# Whitespace that may sit between two tokens of one expression: spaces, newlines inside
-# brackets and backslash continuations (comments are blanked before triggers run).
-WS = r"[\s\\]*"
-# Any in-place write: ``name_(``, ``x[...] =``, ``x op= v``.
-INPLACE_SIGNATURE = rf"[A-Za-z0-9]_{WS}\(|\]{WS}=(?!=)|(?:[-+*/%@&|^]|//|\*\*|<<|>>)="
 
 
 @dataclass(frozen=True)
 class Fix:
-    """Replace nodes of the parsed module (matched by identity) with new ones.
+    """How to fix one finding: edits to the parsed module, applied by ``fixer.py``.
+
+    ``replacements``: ``(old, new)`` pairs. ``old`` is a node of the module the rule
+    visited, matched by identity (never by equality); ``new`` takes its place. ``new``
+    may also be ``cst.RemoveFromParent()`` (delete a statement or an argument) or a
+    ``cst.FlattenSentinel([...])`` (one statement becomes several). Replace the
+    smallest node that changes, and reuse the original nodes inside ``new`` so that
+    comments and formatting survive.
+
+    ``wrap`` + ``wrap_with``: whole statement lines (``cst.SimpleStatementLine`` nodes
+    that are the only statement on their line) to put under ``with <wrap_with>:``,
+    e.g. ``wrap_with="torch.no_grad()"``. The replacements inside them are applied
+    first. Consecutive wrapped statements of one block that share ``wrap_with`` get
+    one ``with`` (a loop body made only of them is wrapped once); the comments above
+    the first one stay above the ``with``.
+
+    ``needs_import``: a module name (``"torch"`` means ``import torch``) or a whole
+    import statement (``"from torch import nn"``) that the new code needs; set it only
+    when the file lacks the name (see :func:`torch_reference`). The fixer adds it once,
+    after the module docstring and ``__future__`` imports, unless it is already there.
 
     ``safe``: the fixed code does exactly what the risky code did, minus the hazard.
     An unsafe fix changes behaviour on purpose and is applied only when asked.
+    ``description`` says what the fix does in a few words (shown to users).
+
+    The fixer applies the fixes of one pass whose replaced subtrees do not overlap,
+    then lints again and applies the rest in later passes (a bounded number).
     """
 
-    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode], ...]
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...]
     safe: bool
     description: str
     # A top-level import the replacement needs, added only when the file lacks it.
     needs_import: str | None = None
+    wrap: tuple[cst.SimpleStatementLine, ...] = ()
+    wrap_with: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +108,43 @@ class Context:
         return "torch"
 
 
+def torch_reference(context: Context) -> tuple[str, str | None]:
+    """How new code spells ``torch`` here, and the import to add when nothing binds it.
+
+    ``import torch as th`` gives ``("th", None)``; a file that only has
+    ``from torch import tensor`` gives ``("torch", "torch")``: the fix needs ``import torch``.
+    """
+    for local, name in context.imports.aliases.items():
+        if name == "torch":
+            return local, None
+    return "torch", "torch"
+
+
+# Expressions that can be the receiver of ``.method()`` without parentheses.
+_PRIMARIES = (
+    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set,
+    cst.ListComp, cst.SetComp, cst.DictComp, cst.SimpleString, cst.FormattedString,
+    cst.Float, cst.Imaginary, cst.Ellipsis,
+)  # a tuple or a generator expression counts only with its own parentheses
+
+
+def as_receiver(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node``, parenthesised when ``node.method()`` would bind differently (``a + b``)."""
+    if node.lpar or isinstance(node, _PRIMARIES):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def call_method(receiver: cst.BaseExpression, method: str, args: Sequence[cst.Arg] = ()) -> cst.Call:
+    """``receiver.method(*args)`` on one line: reused args lose their own commas and the
+    line breaks that followed them in their old call."""
+    fresh = [
+        arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+        for arg in args
+    ]
+    return cst.Call(func=cst.Attribute(value=as_receiver(receiver), attr=cst.Name(method)), args=fresh)
+
+
 class Rule(cst.BatchableCSTVisitor):
     """One lint rule: subclasses set the class attributes and ``visit_*`` methods."""
 
@@ -113,20 +171,5 @@ class Rule(cst.BatchableCSTVisitor):
         self.context.reports.append(Report(node, self.code, text, fix))
 
     @classmethod
-    def trigger_patterns(cls, imports: ImportTable) -> list[re.Pattern[str]]:
-        patterns = list(cls.triggers)
-        aliases = imports.local_names(set(cls.trigger_imports))
-        if aliases:
-            names = "|".join(sorted(re.escape(a) for a in aliases))
-            patterns[0] = rf"(?:{patterns[0]})|\b(?:{names}){WS}\("
-        return [_compiled(p) for p in patterns]
-
-
-_PATTERN_CACHE: dict[str, re.Pattern[str]] = {}
-
-
-def _compiled(pattern: str) -> re.Pattern[str]:
-    compiled = _PATTERN_CACHE.get(pattern)
-    if compiled is None:
-        compiled = _PATTERN_CACHE[pattern] = re.compile(pattern)
-    return compiled
+    def trigger_spec(cls) -> TriggerSpec:
+        return TriggerSpec(cls.code, cls.triggers, cls.trigger_imports, cls.enabled_by_default)

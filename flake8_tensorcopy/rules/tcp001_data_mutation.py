@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import PARAMETER_ATTRIBUTES, first_argument, keyword_argument, method_call, writes_in_place
-from ..rule import WS, Example, Rule, RuleDocs
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference
 
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
 # (``self.data`` in a Dataset, ``args.data`` from argparse).
@@ -28,7 +28,7 @@ class DataMutation(Rule):
     code = "TCP001"
     name = "data-mutation"
     message = _INPLACE_MESSAGE
-    triggers = (rf"\.data{WS}(?:\.|\[|=|[-+*/%@&|^<>]+=|[,)])",)
+    triggers = (rf"\.data{WS}(?:\.{WS}\w*[A-Za-z0-9]_{WS}\(|\[|=|[-+*/%@&|^<>]+=|[,)])",)
     docs = RuleDocs(
         what="Flags writes through `.data`: in-place methods on it, assignments to it or "
         "its items, and `.data` handed to in-place functions such as `nn.init.normal_` or `out=`.",
@@ -44,9 +44,18 @@ class DataMutation(Rule):
         known_problems="`E.data = v` needs evidence that `E` is a tensor (an inferred tensor, a "
         "`.weight`/`.bias` attribute, or a loop variable over `.parameters()`), so writes to "
         "unannotated tensors can be missed. `self.data`, `args.data` and similar are never flagged.",
-        fix_safety="`nn.init.X_(w.data)` becomes `nn.init.X_(w)` (safe: nn.init runs under no_grad). "
-        "An in-place method on `.data` used as a statement loses `.data` and is wrapped in "
-        "`with torch.no_grad():` unless it already runs under one (safe). `p.data = t` has no fix.",
+        fix_safety="`nn.init.X_(w.data)` as a statement becomes `nn.init.X_(w)` (nn.init runs under "
+        "no_grad). A statement that writes through `.data` (`w.data.add_(v)`, `w.data[i] = v`, "
+        "`p.data -= v`) loses `.data` and runs under no_grad: inside `with torch.no_grad():` / "
+        "`torch.inference_mode()` or a function decorated with them nothing else changes; elsewhere "
+        "the statement, or a run of such statements (a whole loop body), is wrapped in one "
+        "`with torch.no_grad():`. `E.data -= v` becomes `E.sub_(v)` unless `E` is a local name, "
+        "so that nothing is re-assigned. The fix is safe when `E` is known to be a tensor and unsafe "
+        "otherwise (something else with a `.data` attribute, such as a PackedSequence, would break). "
+        "No fix for `p.data = t` (copy or alias?), for in-place methods that change the shape "
+        "(`unsqueeze_`, `resize_`, `t_`: through `.data` they leave the tensor alone), when the "
+        "write's value is used, for `out=w.data`, or for a statement sharing its line outside a "
+        "no_grad block.",
     )
     flagged = (
         Example("def f(w):\n    w.data.add_(1.0)\n", [(2, 5)]),
@@ -68,17 +77,29 @@ class DataMutation(Rule):
         "def f(x, w):\n    x.copy_(w.data)\n",
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        # For the fixes: no_grad nesting per function frame (a nested def does not run
+        # under the `with` around its definition), and the statements around the node.
+        self._no_grad_frames = [0]
+        self._containers: list[cst.SimpleStatementLine | cst.SimpleStatementSuite] = []
+
     def visit_Call(self, node: cst.Call) -> None:
         called = method_call(node)
         if called and writes_in_place(called[1]) and _through_data(called[0]):
-            self.report(node)
+            fix = None
+            if called[1] not in _METADATA_INPLACE:
+                statement = self._expression_statement(node)
+                fix = self._statement_fix(statement, called[0], f"drop .data from .{called[1]}()")
+            self.report(node, fix=fix)
             return
         function = self.inference.qualify(node.func) or ""
         target = first_argument(node)
         short = function.rpartition(".")[2]
         if function.startswith("torch.") and writes_in_place(short) and target is not None and _is_data(target):
             self.report(node, f"`.data` passed to in-place `{short}` hides the write from autograd; "
-                        "pass the tensor itself (nn.init already runs under no_grad)")
+                        "pass the tensor itself (nn.init already runs under no_grad)",
+                        fix=self._function_fix(node, function, target))
             return
         out = keyword_argument(node, "out")
         if out is not None and _is_data(out):
@@ -89,22 +110,175 @@ class DataMutation(Rule):
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "data":
                 if self._evidently_tensor(target.target.value):
-                    self.report(node, _ASSIGN_MESSAGE)
+                    self.report(node, _ASSIGN_MESSAGE)  # no fix: the intent (copy or alias?) is unknown
                     return
             elif isinstance(target.target, cst.Subscript) and _through_data(target.target):
-                self.report(node)
+                fix = None
+                if len(node.targets) == 1:
+                    fix = self._statement_fix(node, target.target, "drop .data from the item assignment")
+                self.report(node, fix=fix)
                 return
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if _through_data(node.target) and (
             not isinstance(node.target, cst.Attribute) or self._evidently_tensor(node.target.value)
         ):
-            self.report(node)
+            self.report(node, fix=self._augmented_fix(node))
+
+    # -- fixes ------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._no_grad_frames.append(int(any(self._enters_no_grad(d.decorator) for d in node.decorators)))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._no_grad_frames.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        self._no_grad_frames[-1] += sum(self._enters_no_grad(item.item) for item in node.items)
+
+    def leave_With(self, node: cst.With) -> None:
+        self._no_grad_frames[-1] -= sum(self._enters_no_grad(item.item) for item in node.items)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._containers.append(node)
+
+    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._containers.pop()
+
+    visit_SimpleStatementSuite = visit_SimpleStatementLine
+    leave_SimpleStatementSuite = leave_SimpleStatementLine
+
+    def _enters_no_grad(self, node: cst.BaseExpression) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, bare as a decorator too; not
+        ``inference_mode(False)``: an argument may turn it off."""
+        if isinstance(node, cst.Call):
+            return not node.args and self.inference.qualify(node.func) in _NO_GRAD
+        return self.inference.qualify(node) in _NO_GRAD
+
+    def _expression_statement(self, call: cst.Call) -> cst.Expr | None:
+        """The statement ``call`` is, when it is one: its value is unused, or only used
+        by more in-place writes chained on it (``w.data.mul_(a).add_(b)``)."""
+        if self._containers:
+            for statement in self._containers[-1].body:
+                if isinstance(statement, cst.Expr):
+                    value = statement.value
+                    while value is not call and (chained := method_call(value)) is not None and (
+                        writes_in_place(chained[1]) and chained[1] not in _METADATA_INPLACE
+                    ):
+                        value = chained[0]
+                    if value is call:
+                        return statement
+        return None
+
+    def _statement_fix(
+        self,
+        statement: cst.BaseSmallStatement | None,
+        through_data: cst.BaseExpression,
+        description: str,
+        replacement: cst.BaseSmallStatement | None = None,
+    ) -> Fix | None:
+        """Drop ``.data`` from ``through_data`` (``E.data`` or ``E.data[i]``) in ``statement``
+        (or put ``replacement`` in its place) and run it under no_grad: as it is inside a
+        no_grad block, else wrapped in ``with torch.no_grad():``."""
+        container = self._containers[-1] if self._containers else None
+        if statement is None or container is None or not any(s is statement for s in container.body):
+            return None
+        data = _data_attribute(through_data)
+        edit = (statement, replacement) if replacement is not None else (data, _without_data(data))
+        safe = self._evidently_tensor(data.value)
+        if not safe:
+            description += f" (assumes `{_source(data.value)}` is a tensor)"
+        if self._no_grad_frames[-1] > 0:
+            return Fix(replacements=(edit,), safe=safe, description=description)
+        if not isinstance(container, cst.SimpleStatementLine) or len(container.body) != 1:
+            return None  # `a; b` or `if c: w.data.add_(1)`: no statement line of its own to wrap
+        torch, needs_import = torch_reference(self.context)
+        return Fix(replacements=(edit,), safe=safe, description=description + ", under no_grad",
+                   needs_import=needs_import, wrap=(container,), wrap_with=f"{torch}.no_grad()")
+
+    def _function_fix(self, node: cst.Call, function: str, target: cst.Attribute) -> Fix | None:
+        """``nn.init.normal_(w.data)`` -> ``nn.init.normal_(w)``: nn.init runs under no_grad.
+        Other in-place torch functions are fixed like methods."""
+        statement = self._expression_statement(node)
+        if not function.startswith("torch.nn.init."):
+            short = function.rpartition(".")[2]
+            if short in _METADATA_INPLACE:
+                return None
+            return self._statement_fix(statement, target, f"drop .data from {short}()")
+        if statement is None:
+            return None  # its value is used: `w.data` and `w` are different objects
+        safe = self._evidently_tensor(target.value)
+        description = "drop .data (nn.init already runs under no_grad)"
+        if not safe:
+            description += f" (assumes `{_source(target.value)}` is a tensor)"
+        return Fix(replacements=((target, _without_data(target)),), safe=safe, description=description)
+
+    def _augmented_fix(self, node: cst.AugAssign) -> Fix | None:
+        """``E.data[i] += v`` -> ``E[i] += v``; ``p.data -= v`` -> ``p -= v`` for a local name
+        ``p`` (rebinding it to the same tensor is harmless); for any other ``E``,
+        ``E.data -= v`` -> ``E.sub_(v)`` (``E -= v`` would assign ``E``: a property, a
+        tuple item, or a global read without `global` would break)."""
+        target = node.target
+        if isinstance(target, cst.Subscript) or (
+            isinstance(target.value, cst.Name) and self.inference.binding(target.value.value) is not None
+        ):
+            return self._statement_fix(node, target, "drop .data from the augmented assignment")
+        method = _AUGMENTED_METHODS.get(node.operator.__class__)
+        if method is None or (isinstance(node.value, cst.Yield) and not node.value.lpar):
+            return None
+        call = call_method(target.value, method, [cst.Arg(node.value)])
+        replacement = cst.Expr(value=call, semicolon=node.semicolon)
+        return self._statement_fix(node, target, f"augmented assignment to .data -> .{method}()", replacement)
 
     def _evidently_tensor(self, receiver: cst.BaseExpression) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value in PARAMETER_ATTRIBUTES:
             return True
         return self.inference.is_tensor(receiver)
+
+
+_NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
+# In-place methods that change a tensor's shape or storage, not its values: through
+# `.data` they change a throwaway shallow copy and leave the tensor itself alone, so
+# dropping `.data` would change behaviour. No fix for them.
+_METADATA_INPLACE = frozenset(
+    """
+    resize_ resize_as_ set_ as_strided_ squeeze_ unsqueeze_ t_ transpose_ swapdims_ swapaxes_
+    rename_ refine_names_ align_to_ unflatten_
+    """.split()
+)
+# `E.data op= v` -> `E.method_(v)`: the in-place method each augmented operator calls.
+_AUGMENTED_METHODS = {
+    cst.AddAssign: "add_",
+    cst.SubtractAssign: "sub_",
+    cst.MultiplyAssign: "mul_",
+    cst.DivideAssign: "div_",
+    cst.FloorDivideAssign: "floor_divide_",
+    cst.ModuloAssign: "remainder_",
+    cst.PowerAssign: "pow_",
+    cst.BitAndAssign: "bitwise_and_",
+    cst.BitOrAssign: "bitwise_or_",
+    cst.BitXorAssign: "bitwise_xor_",
+}
+
+
+def _data_attribute(node: cst.BaseExpression) -> cst.Attribute:
+    """The ``E.data`` under ``E.data[i][j]``."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    assert isinstance(node, cst.Attribute)
+    return node
+
+
+def _without_data(data: cst.Attribute) -> cst.BaseExpression:
+    """``E.data`` -> ``E`` (keeping parentheses that were around ``E.data``)."""
+    receiver = data.value
+    if data.lpar:
+        receiver = receiver.with_changes(lpar=[*data.lpar, *receiver.lpar], rpar=[*receiver.rpar, *data.rpar])
+    return receiver
+
+
+def _source(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
 
 
 def _is_data(node: cst.BaseExpression) -> bool:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import method_call
-from ..rule import WS, Example, Rule, RuleDocs
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method
 
 
 class CloneDetach(Rule):
     code = "TCP002"
     name = "clone-detach"
     message = ".clone().detach() records a CloneBackward0 node only to throw it away; use .detach().clone()"
-    triggers = (rf"\bclone{WS}\(", rf"\bdetach{WS}\(")
+    triggers = (rf"\){WS}\.{WS}detach{WS}\({WS}\)", rf"\bclone{WS}\(")
     docs = RuleDocs(
         what="Flags `E.clone().detach()` and `torch.clone(E).detach()`.",
         why="Both orders give the same values, but on a tensor that requires grad `clone()` first "
@@ -23,7 +23,8 @@ class CloneDetach(Rule):
         example="import torch\n\ndef snapshot(x: torch.Tensor) -> torch.Tensor:\n    return x.clone().detach()\n",
         use_instead="import torch\n\ndef snapshot(x: torch.Tensor) -> torch.Tensor:\n    return x.detach().clone()\n",
         fixture="fixtures/tcp002_clone_detach.py",
-        fix_safety="`E.clone().detach()` becomes `E.detach().clone()`: safe, the values, dtype, "
+        fix_safety="`E.clone(...).detach()` becomes `E.detach().clone(...)` and "
+        "`torch.clone(E, ...).detach()` becomes `E.detach().clone(...)`: safe, the values, dtype, "
         "device and memory format are the same.",
     )
     flagged = (
@@ -48,5 +49,37 @@ class CloneDetach(Rule):
         is_method_clone = inner_method is not None and inner_method[1] == "clone" and (
             self.inference.qualify(inner.func) is None
         )
-        if is_method_clone or self.inference.qualify(inner.func) == "torch.clone":
-            self.report(node)
+        if is_method_clone:
+            self.report(node, fix=_swap(node, inner))
+        elif self.inference.qualify(inner.func) == "torch.clone":
+            self.report(node, fix=_function_swap(node, inner))
+
+
+_DESCRIPTION = "swap to .detach().clone()"
+
+
+def _swap(node: cst.Call, inner: cst.Call) -> Fix:
+    """``E.clone(args).detach()`` -> ``E.detach().clone(args)``, dots and spacing kept."""
+    detach = inner.with_changes(
+        func=inner.func.with_changes(attr=node.func.attr),
+        args=node.args,
+        whitespace_before_args=node.whitespace_before_args,
+        whitespace_after_func=node.whitespace_after_func,
+    )
+    clone = node.with_changes(
+        func=node.func.with_changes(value=detach, attr=inner.func.attr),
+        args=inner.args,
+        whitespace_before_args=inner.whitespace_before_args,
+        whitespace_after_func=inner.whitespace_after_func,
+    )
+    return Fix(replacements=((node, clone),), safe=True, description=_DESCRIPTION)
+
+
+def _function_swap(node: cst.Call, inner: cst.Call) -> Fix | None:
+    """``torch.clone(E, memory_format=m).detach()`` -> ``E.detach().clone(memory_format=m)``."""
+    first, *rest = inner.args or (None,)
+    if first is None or first.keyword is not None or first.star or any(a.keyword is None for a in rest):
+        return None
+    fixed = call_method(call_method(first.value, "detach"), "clone", rest)
+    fixed = fixed.with_changes(lpar=node.lpar, rpar=node.rpar)
+    return Fix(replacements=((node, fixed),), safe=True, description=_DESCRIPTION)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument
-from ..rule import WS, Example, Rule, RuleDocs
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method
 
 
 class DeepcopyTensor(Rule):
@@ -30,7 +30,8 @@ class DeepcopyTensor(Rule):
         known_problems="Only values known to be tensors are flagged; `copy.deepcopy(model)`, "
         "optimizers, dicts and state_dicts are legitimate and never flagged.",
         fix_safety="`copy.deepcopy(t)` becomes `t.detach().clone()`: unsafe, the copy no longer "
-        "requires grad and has no `.grad`.",
+        "requires grad, has no `.grad` and is a plain tensor (not an `nn.Parameter`). No fix "
+        "with a `memo` argument.",
     )
     flagged = (
         Example("import copy\nimport torch\ndef f(t: torch.Tensor):\n    return copy.deepcopy(t)\n", [(4, 12)]),
@@ -49,4 +50,16 @@ class DeepcopyTensor(Rule):
             return
         argument = first_argument(node, keyword="x")
         if argument is not None and self.inference.is_tensor(argument):
-            self.report(node)
+            self.report(node, fix=_fix(node, argument))
+
+
+def _fix(node: cst.Call, argument: cst.BaseExpression) -> Fix | None:
+    """``copy.deepcopy(t)`` -> ``t.detach().clone()``; not with a ``memo`` argument."""
+    if len(node.args) != 1 or node.args[0].star:
+        return None
+    fixed = call_method(call_method(argument, "detach"), "clone").with_changes(lpar=node.lpar, rpar=node.rpar)
+    return Fix(
+        replacements=((node, fixed),),
+        safe=False,
+        description="copy.deepcopy(t) -> t.detach().clone() (the copy no longer requires grad nor has .grad)",
+    )

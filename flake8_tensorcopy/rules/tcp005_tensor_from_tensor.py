@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument, method_call
-from ..rule import WS, Example, Rule, RuleDocs
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference
 
 _LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool ComplexFloat ComplexDouble".split()
 _LEGACY_CONSTRUCTORS = frozenset(
@@ -40,10 +40,17 @@ class TensorFromTensor(Rule):
         fixture="fixtures/tcp005_tensor_from_tensor.py",
         known_problems="Numbers, lists of numbers, numpy arrays, `.tolist()` and `.item()` values and "
         "shapes (`torch.Tensor(3, 4)`) are never flagged; only values known to be tensors are.",
-        fix_safety="`torch.tensor(t, dtype=..., device=..., requires_grad=...)` becomes "
-        "`t.detach().clone()` with `.to(...)` and `.requires_grad_(True)` as asked (safe). "
-        "`torch.Tensor(t)` (alias becomes copy) and `torch.tensor([t0, t1])` -> `torch.stack([t0, t1])` "
-        "(the result now keeps the graph and the elements' device) are unsafe.",
+        fix_safety="`torch.tensor(t)` becomes `t.detach().clone()`, and "
+        "`torch.tensor(t, dtype=d, device=v, requires_grad=r)` becomes "
+        "`t.detach().to(dtype=d, device=v, copy=True).requires_grad_(r)`, which is what torch "
+        "itself does with a tensor argument (safe). One difference: inside "
+        "`with torch.device(...)` or after `torch.set_default_device(...)`, `torch.tensor(t)` "
+        "puts the copy on that default device while the fix keeps `t`'s device. "
+        "`torch.Tensor(t)` and the typed constructors (`torch.FloatTensor(t)`) become "
+        "`t.detach().clone()` (unsafe: an alias becomes a copy), and `torch.tensor([t0, t1])` "
+        "becomes `torch.stack([t0, t1])` (unsafe: the result now keeps the graph and the "
+        "elements' device; `dtype=`/`device=` become `.to(...)`). No fix for `pin_memory=` (it "
+        "raises for a tensor), for `x.new_tensor(t)`, or for a list that mixes tensors and numbers.",
     )
     flagged = (
         Example("import torch\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n", [(3, 12)]),
@@ -68,17 +75,17 @@ class TensorFromTensor(Rule):
             return
         if qualified == "torch.tensor":
             if self.inference.is_tensor(data):
-                self.report(node)
+                self.report(node, fix=_copy_fix(node))
             elif _holds_tensor(self, data):
                 self.report(node, "torch.tensor([...]) of tensors calls .item() per element and drops "
-                            "autograd; use torch.stack([...])")
+                            "autograd; use torch.stack([...])", fix=_stack_fix(self, node, data))
         elif qualified == "torch.Tensor" and self.inference.is_tensor(data):
             self.report(node, "torch.Tensor(t) does not copy: it aliases t (writes change t); "
-                        "use t.detach().clone()")
+                        "use t.detach().clone()", fix=_alias_fix(node, data))
         elif qualified in _LEGACY_CONSTRUCTORS and self.inference.is_tensor(data):
             short = qualified.partition(".")[2]
             self.report(node, f"torch.{short}(t) does not copy (it aliases t, or raises on a dtype "
-                        "mismatch); use t.detach().clone().to(dtype)")
+                        "mismatch); use t.detach().clone().to(dtype)", fix=_alias_fix(node, data))
         elif qualified is None and _is_new_tensor(node) and self.inference.is_tensor(data):
             self.report(node, "x.new_tensor(t) on a tensor warns and copies via a slow path; "
                         "use t.detach().clone().to(x)")
@@ -94,3 +101,95 @@ def _is_new_tensor(node: cst.Call) -> bool:
     called = method_call(node)
     return called is not None and called[1] == "new_tensor"
 
+
+
+# The keywords of torch.tensor a fix maps; any other (pin_memory, **kwargs) means no fix.
+_CONVERSIONS = ("dtype", "device")
+
+
+def _split_arguments(node: cst.Call) -> tuple[cst.Arg, dict[str, cst.Arg]] | None:
+    """(the data argument, keyword -> Arg) for ``torch.tensor(data, dtype=..., ...)``."""
+    data: cst.Arg | None = None
+    keywords: dict[str, cst.Arg] = {}
+    for arg in node.args:
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value == "data":
+            if data is not None:
+                return None
+            data = arg
+        else:
+            keywords[arg.keyword.value] = arg
+    return (data, keywords) if data is not None else None
+
+
+def _copy_fix(node: cst.Call) -> Fix | None:
+    """``torch.tensor(t, dtype=d, device=v, requires_grad=r)`` ->
+    ``t.detach().to(dtype=d, device=v, copy=True).requires_grad_(r)``.
+
+    This is what torch itself does for a tensor argument (``internal_new_from_data``:
+    ``t.detach().to(device, dtype, copy=True)``, device and dtype defaulting to t's), so
+    without dtype/device it is ``t.detach().clone()``.
+    """
+    split = _split_arguments(node)
+    if split is None:
+        return None
+    data, keywords = split
+    if set(keywords) - {*_CONVERSIONS, "requires_grad"}:
+        return None
+    fixed = call_method(data.value, "detach")
+    conversions = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in _CONVERSIONS]
+    if conversions:
+        copy = cst.Arg(keyword=cst.Name("copy"), value=cst.Name("True"),
+                       equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        fixed = call_method(fixed, "to", [*conversions, copy])
+        description = "torch.tensor(t, ...) -> t.detach().to(..., copy=True)"
+    else:
+        fixed = call_method(fixed, "clone")
+        description = "torch.tensor(t) -> t.detach().clone()"
+    requires_grad = keywords.get("requires_grad")
+    if requires_grad is not None and not _is_false(requires_grad.value):
+        fixed = call_method(fixed, "requires_grad_", [cst.Arg(requires_grad.value)])
+        description += ".requires_grad_(...)"
+    return Fix(replacements=((node, fixed.with_changes(lpar=node.lpar, rpar=node.rpar)),), safe=True,
+               description=description)
+
+
+def _alias_fix(node: cst.Call, data: cst.BaseExpression) -> Fix | None:
+    """``torch.Tensor(t)`` (an alias of t) -> ``t.detach().clone()`` (a copy): unsafe."""
+    if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    fixed = call_method(call_method(data, "detach"), "clone").with_changes(lpar=node.lpar, rpar=node.rpar)
+    return Fix(replacements=((node, fixed),), safe=False,
+               description="torch.Tensor(t) -> t.detach().clone() (a copy instead of an alias)")
+
+
+def _stack_fix(rule: Rule, node: cst.Call, data: cst.BaseExpression) -> Fix | None:
+    """``torch.tensor([a, b])`` -> ``torch.stack([a, b])`` when every element is a tensor;
+    ``dtype``/``device`` become ``.to(...)``. Unsafe: the result now keeps the graph and
+    the elements' device."""
+    split = _split_arguments(node)
+    if split is None or set(split[1]) - set(_CONVERSIONS):
+        return None
+    if not data.elements or not all(
+        isinstance(element, cst.Element) and rule.inference.is_tensor(element.value) for element in data.elements
+    ):
+        return None
+    if isinstance(node.func, cst.Attribute):  # torch.tensor / th.tensor: keep the spelling
+        stack = node.func.with_changes(attr=cst.Name("stack"))
+        needs_import = None
+    else:  # from torch import tensor
+        name, needs_import = torch_reference(rule.context)
+        stack = cst.Attribute(value=cst.Name(name), attr=cst.Name("stack"))
+    elements = split[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT)
+    fixed: cst.BaseExpression = cst.Call(func=stack, args=[elements])
+    conversions = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in _CONVERSIONS]
+    if conversions:
+        fixed = call_method(fixed, "to", conversions)
+    return Fix(replacements=((node, fixed.with_changes(lpar=node.lpar, rpar=node.rpar)),), safe=False,
+               description="torch.tensor([t0, t1]) -> torch.stack([t0, t1]) (keeps the graph and the elements' device)",
+               needs_import=needs_import)
+
+
+def _is_false(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
