@@ -5,6 +5,11 @@ Linting is :func:`engine.lint_source` (what the plugin runs), fixing is
 honours ``# noqa`` like flake8 and prints. Exit status: 0 when no finding is left,
 1 when some are, 2 on bad usage or when a file could not be read, analysed or fixed
 (the other files are still processed).
+
+``--fix`` never leaves a file half written: see :func:`write_atomic`. A process killed
+(SIGKILL, power loss) between writing the fixed code and renaming it into place leaves
+that file as it was plus a stray ``.NAME.XXXXXXXX.tcpfix`` next to it, which no run
+lints (it is not a ``*.py``) and which can be deleted.
 """
 
 from __future__ import annotations
@@ -227,44 +232,47 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     except OSError as error:
         outcome.error = FileError(display, f"cannot read it: {error.strerror or error}")
         return outcome
+    echo = path is None and options.writes  # `- --fix` prints the code, fixed or not: never nothing
+
+    def unfixed() -> Outcome:
+        if echo:
+            sys.stdout.buffer.write(data)
+        return outcome
+
     try:
         source, encoding = decode(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as error:
         outcome.error = FileError(display, f"cannot decode it: {error}")
-        return outcome
+        return unfixed()
     try:
         findings = _lint(display, source, options)
-    except engine.AnalysisError as error:
+    except engine.AnalysisError as error:  # what the analysable parts found still counts
+        outcome.findings = _located(display, source, error.findings, options)
         outcome.error = FileError(display, f"cannot analyse it: {error}")
-        return outcome
+        return unfixed()
     except Exception as error:  # a bug of ours must not stop the other files
         outcome.error = FileError(
             display, f"internal error while linting ({type(error).__name__}: {error}); please report it"
         )
-        return outcome
+        return unfixed()
     outcome.findings = findings
-    echo = path is None and options.writes  # `- --fix` prints the code, fixed or not
     if not options.fixing or not any(f.fixable for f in findings):
-        if echo:
-            sys.stdout.buffer.write(data)
-        return outcome
+        return unfixed()
 
     try:
         if source.encode(encoding) != data:
             raise fixer.FixError(f"its bytes do not survive decoding as {encoding} and encoding back")
         result = fixer.fix_source(source, options.rules, unsafe=options.unsafe)
         after = _lint(display, result.source, options)
-    except (fixer.FixError, engine.AnalysisError) as error:
+        new_data = result.source.encode(encoding)
+    except (fixer.FixError, engine.AnalysisError, UnicodeEncodeError) as error:
         outcome.error = FileError(display, f"not fixed, left untouched: {error}")
     except Exception as error:
         outcome.error = FileError(display, f"not fixed, left untouched: internal error ({type(error).__name__}: "
                                   f"{error}); please report it")
     if outcome.error is not None or not result.changed:
-        if echo:
-            sys.stdout.buffer.write(data)
-        return outcome
+        return unfixed()
 
-    new_data = result.source.encode(encoding)
     outcome.fixed = result.counts()
     outcome.notes = [f"added `{statement}` (a fix needs it)" for statement in result.imports_added]
     if options.diff:
@@ -275,8 +283,10 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     else:
         try:
             write_atomic(path, new_data, expected=data)
-        except OSError as error:
-            outcome.error = FileError(display, f"not fixed, cannot write it: {error.strerror or error}")
+        except (Refused, OSError) as error:
+            reason = f"left untouched: {error}" if isinstance(error, Refused) else (
+                f"cannot write it: {error.strerror or error}")
+            outcome.error = FileError(display, f"not fixed, {reason}")
             outcome.fixed = Counter()
             outcome.notes = []
             return outcome
@@ -285,10 +295,14 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
 
 
 def _lint(display: str, source: str, options: Options) -> list[Located]:
-    silencer = noqa.Silencer(source)
-    if silencer.file_is_silenced():
+    if noqa.Silencer(source).file_is_silenced():
         return []
-    findings = engine.lint_source(source, rules=options.rules)
+    return _located(display, source, engine.lint_source(source, rules=options.rules), options)
+
+
+def _located(display: str, source: str, findings: Sequence[engine.Finding], options: Options) -> list[Located]:
+    """``findings`` as the CLI shows them, less those silenced by ``# noqa``."""
+    silencer = noqa.Silencer(source)
     return [
         Located(display, finding, fixer.applicable(finding.fix, options.unsafe))
         for finding in findings
@@ -296,25 +310,65 @@ def _lint(display: str, source: str, options: Options) -> list[Located]:
     ]
 
 
-def write_atomic(path: Path, data: bytes, expected: bytes | None = None) -> None:
-    """Replace ``path``'s content with ``data``: a temporary file in the same folder, then a
-    rename; the mode is kept, and a symbolic link stays a link (its target is written)."""
-    real = Path(os.path.realpath(path))
-    if expected is not None and real.read_bytes() != expected:
-        raise OSError(f"{path} changed while it was being fixed")
-    mode = stat.S_IMODE(real.stat().st_mode)
-    handle, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tcpfix", dir=real.parent)
+TEMPORARY_SUFFIX = ".tcpfix"
+
+
+class Refused(Exception):
+    """Writing the fixed code could lose or misplace data: the file is left as it is."""
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
+    """Replace ``path``'s content, which must still be ``expected``, with ``data``: all or nothing.
+
+    The fixed code goes to a temporary file ``.NAME.XXXXXXXX.tcpfix`` in the same folder,
+    is synced to disk, gets the file's mode (and owner), and is renamed over ``path``.
+    Raises :class:`Refused`, writing nothing, for a symbolic link (the file it points to
+    may lie outside what the user meant to fix), a read-only file, and a file whose
+    content is no longer ``expected`` (an editor saved it meanwhile): checked just
+    before the rename. Raises ``OSError`` when the folder cannot be written.
+    """
+    if path.is_symlink():
+        raise Refused(f"it is a symbolic link (to {os.readlink(path)}); fix the file it points to")
+    before = path.stat()
+    if not stat.S_ISREG(before.st_mode):
+        raise Refused("it is not a regular file")
+    if not stat.S_IMODE(before.st_mode) & 0o222 or not os.access(path, os.W_OK):
+        raise Refused("it is read-only")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, real)
+        os.chmod(temporary, stat.S_IMODE(before.st_mode))
+        written = os.stat(temporary)
+        if (written.st_uid, written.st_gid) != (before.st_uid, before.st_gid):
+            try:
+                os.chown(temporary, before.st_uid, before.st_gid)
+            except OSError:
+                raise Refused("it belongs to another user or group; rewriting it would change that") from None
+        if path.is_symlink() or path.read_bytes() != expected:
+            raise Refused("it changed on disk while it was being fixed")
+        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename durable (where the platform lets a folder be synced)."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def unified_diff(display: str, old: str, new: str, imports_added: Sequence[str] = ()) -> str:

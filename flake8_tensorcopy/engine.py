@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from . import prefilter
+from . import limits, prefilter
 from .imports import ImportTable
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
@@ -73,28 +73,57 @@ def lint_source(
         plan = prefilter.plan(source, tree, [rule.trigger_spec() for rule in rules], imports)
     else:
         plan = prefilter.whole_file_plan(source, tree)
-    findings = lint_planned(source, plan, imports, rules)
-    if plan.skipped:
-        raise AnalysisError("not analysed: " + "; ".join(plan.skipped), findings)
+    reasons = list(plan.skipped)
+    try:
+        # The reference run (no shortcuts) must see everything: no budget for it.
+        findings = lint_planned(source, plan, imports, rules, budget=limits.Budget() if shortcuts else None)
+    except AnalysisError as error:
+        findings = error.findings
+        reasons.append(str(error))
+    if reasons:
+        raise AnalysisError("not analysed: " + "; ".join(reasons), findings)
     return findings
 
 
 def lint_planned(
-    source: str, plan: prefilter.Plan, imports: ImportTable, rules: Sequence[type[Rule]]
+    source: str,
+    plan: prefilter.Plan,
+    imports: ImportTable,
+    rules: Sequence[type[Rule]],
+    budget: limits.Budget | None = None,
 ) -> list[Finding]:
-    """Findings in the parts of ``source`` that ``plan`` names (see ``prefilter``)."""
+    """Findings in the parts of ``source`` that ``plan`` names (see ``prefilter``).
+
+    Each part is analysed on its own, while ``budget`` lasts: a part that cannot be
+    analysed, or that the budget cannot pay for, is skipped and the others still are.
+    Raises :class:`AnalysisError` naming the skipped parts, with the others' findings.
+    """
     source = prefilter.normalise_newlines(source)
     if not plan.needs_parse:
         return []
-    if plan.whole_file:
-        return sorted(set(_lint_chunk(source, 0, imports, rules)))
-    findings: set[Finding] = set()
     lines = source.split("\n")
-    for first, last in plan.spans:
-        chunk, offset = _function_chunk(lines, first, last)
-        findings.update(_lint_chunk(chunk, offset, imports, rules))
-    if plan.module_level is not None:
-        findings.update(_lint_chunk(_module_level_chunk(lines, plan.module_level), 0, imports, rules))
+    if plan.whole_file:
+        chunks = [("the whole file", source, 0)]
+    else:
+        chunks = [(f"lines {first}-{last}", *_function_chunk(lines, first, last)) for first, last in plan.spans]
+        if plan.module_level is not None:
+            chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0))
+    findings: set[Finding] = set()
+    skipped, unpaid, refusal = [], [], ""
+    for where, chunk, offset in chunks:
+        if budget is not None and (reason := budget.spend(chunk)):
+            unpaid.append(where)
+            refusal = reason
+            continue
+        try:
+            findings.update(_lint_chunk(chunk, offset, imports, rules))
+        except AnalysisError as error:
+            skipped.append(f"{where}: {error}")
+    if unpaid:  # one entry, however many parts: the log line stays readable
+        parts = unpaid[0] if len(unpaid) == 1 else f"{len(unpaid):,} parts ({unpaid[0]} ... {unpaid[-1]})"
+        skipped.append(f"{parts}: {refusal}")
+    if skipped:
+        raise AnalysisError("; ".join(skipped), sorted(findings))
     return sorted(findings)
 
 

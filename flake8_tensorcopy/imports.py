@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import libcst as cst
 
+
 def iter_statements(tree: ast.Module) -> Iterator[ast.stmt]:
     """Every statement of the module at any depth, without visiting expressions."""
     stack: list[ast.stmt] = list(reversed(tree.body))

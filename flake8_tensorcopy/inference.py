@@ -51,7 +51,7 @@ _FRESH_FUNCTIONS = frozenset(
     stack cat concat concatenate hstack vstack dstack column_stack where matmul mm bmm
     einsum exp log log1p sqrt rsqrt abs sigmoid tanh relu softmax log_softmax sum mean
     prod cumsum cumprod std var add sub subtract mul multiply div divide true_divide
-    floor_divide remainder pow clamp clip maximum minimum tril triu outer cross dot
+    argmax argmin floor_divide remainder pow clamp clip maximum minimum tril triu outer cross dot
     clone flip roll sin cos erf floor ceil round sign neg reciprocal masked_select
     index_select gather cdist bernoulli multinomial polar complex atan2 lerp baddbmm
     addmm addmv addcmul addcdiv kron tile repeat_interleave cartesian_prod
@@ -60,10 +60,15 @@ _FRESH_FUNCTIONS = frozenset(
 # torch functions that return a bool or long tensor: advanced indices.
 _INDEX_FUNCTIONS = frozenset(
     """
-    nonzero argsort argmax argmin randperm isnan isinf isfinite isclose eq ne gt ge lt le
+    nonzero argsort randperm randint isnan isinf isfinite isclose eq ne gt ge lt le
     logical_and logical_or logical_not logical_xor bucketize searchsorted multinomial
     """.split()
 )
+# (``argmax``/``argmin`` return long tensors that are 0-d without ``dim``: indexing with
+# a 0-d integer tensor is basic indexing, a view. They are fresh, not index evidence.)
+# torch constructors whose result is a long/bool index tensor when given integer literals.
+_INDEX_CONSTRUCTORS = frozenset({"tensor", "as_tensor", "LongTensor", "BoolTensor", "IntTensor"})
+_INDEX_DTYPES = frozenset({"long", "int64", "int", "int32", "bool", "int16", "int8", "uint8"})
 _TORCH_PREFIXES = ("torch.", "torch.cuda.")
 _FUNCTIONAL_PREFIX = "torch.nn.functional."
 _PARAMETER_CONSTRUCTORS = frozenset(
@@ -94,12 +99,12 @@ _FRESH_METHODS = frozenset(
     sum mean prod std var norm abs exp log log1p sqrt rsqrt neg reciprocal sigmoid tanh
     relu softmax log_softmax clamp clip cumsum cumprod masked_fill index_select gather
     repeat tile flip roll tril triu max_pool sign floor ceil round trunc sin cos
-    new_zeros new_ones new_empty new_full new_tensor masked_select
+    new_zeros new_ones new_empty new_full new_tensor masked_select argmax argmin
     """.split()
 )
 _INDEX_METHODS = frozenset(
     """
-    nonzero argsort argmax argmin eq ne gt ge lt le isnan isinf isfinite logical_not
+    nonzero argsort eq ne gt ge lt le isnan isinf isfinite logical_not
     logical_and logical_or logical_xor
     """.split()
 )
@@ -282,9 +287,14 @@ class Inference:
         if name in _FRESH_METHODS:
             return FRESH
         if name in VIEW_METHODS or name in CONVERSION_METHODS:
-            if name in ("long", "bool") or (name == "to" and receiver_info.index):
-                return TensorInfo(index=True)
-            return TENSOR
+            index = name in ("long", "bool") or (name == "to" and receiver_info.index)
+            # A conversion returns its receiver or a new copy: of a fresh temporary (not a
+            # name, which others may read), nothing else can see either.
+            if name in CONVERSION_METHODS and (
+                is_copying_conversion(node) or (receiver_info.fresh and not isinstance(receiver, cst.Name))
+            ):
+                return FRESH_INDEX if index else FRESH
+            return TensorInfo(index=True) if index else TENSOR
         if is_inplace_method(name):
             return receiver_info
         return None
@@ -334,11 +344,45 @@ def _torch_function_info(qualified: str, call: cst.Call) -> TensorInfo | None:
             name = qualified[len(prefix) :]
             if name == "where" and len(call.args) == 1:
                 return None  # a tuple of index tensors
+            if name in _INDEX_CONSTRUCTORS and _integer_literals(call):
+                return FRESH_INDEX
+            if name == "arange" and not _float_arange(call):
+                return FRESH_INDEX
             if name in _INDEX_FUNCTIONS:
                 return FRESH_INDEX
             if name in _FRESH_FUNCTIONS:
                 return FRESH
     return None
+
+
+def _integer_literals(call: cst.Call) -> bool:
+    """``torch.tensor([0, 2])``, ``torch.tensor([True, False], dtype=torch.bool)``: an index tensor."""
+    dtype = keyword_argument(call, "dtype")
+    if dtype is not None:
+        return isinstance(dtype, cst.Attribute) and dtype.attr.value in _INDEX_DTYPES
+    data = first_argument(call, keyword="data")
+    return (
+        isinstance(data, (cst.List, cst.Tuple))
+        and bool(data.elements)
+        and all(_integer_literal(element.value) for element in data.elements)
+    )
+
+
+def _integer_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+
+
+def _float_arange(call: cst.Call) -> bool:
+    """``torch.arange(0, 1, 0.1)`` or with a dtype: maybe not an integer tensor."""
+    return keyword_argument(call, "dtype") is not None or any(isinstance(arg.value, cst.Float) for arg in call.args)
+
+
+def is_copying_conversion(call: cst.Call) -> bool:
+    """``x.to(..., copy=True)``: a conversion that always returns a new tensor."""
+    copy = keyword_argument(call, "copy")
+    return isinstance(copy, cst.Name) and copy.value == "True"
 
 
 def annotation_info(annotation: cst.Annotation | None, imports: ImportTable) -> TensorInfo | None:
@@ -416,5 +460,20 @@ def _is_advanced(index: cst.BaseExpression, inference: Inference) -> bool:
         qualified = inference.qualify(index.func)
         if qualified == "torch.where" and len(index.args) == 1:
             return True
+        called = method_call(index)
+        if qualified is None and called is not None and called[1] in _ADVANCED_INDEX_METHODS:
+            return True  # whatever the receiver: these return >= 1-d long or bool tensors
+    if isinstance(index, cst.Attribute) and index.attr.value == "indices":
+        called = method_call(index.value)
+        if called is not None and called[1] in ("topk", "sort"):
+            return True
+    if isinstance(index, cst.Name):
+        binding = inference.binding(index.value)
+        if binding is not None and isinstance(binding.value, (cst.List, cst.ListComp)):
+            return True  # idx = [0, 2]; x[idx]
     info = inference.info(index)
     return bool(info and info.index)
+
+
+# Methods whose result indexes advanced whatever their receiver is (``m.nonzero()``).
+_ADVANCED_INDEX_METHODS = frozenset({"nonzero", "argsort", "bool"})

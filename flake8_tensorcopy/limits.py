@@ -4,17 +4,53 @@ LibCST's parser takes cubic time on long left-nested chains: 1,000 terms of
 ``a * a * ...`` or ``x.f().f()...`` take seconds, 3,000 take minutes, and deeper ones
 overflow the C stack and kill the process. Real code stays far below these limits;
 generated code may not. Such code is skipped (and said so), never parsed.
+
+Even shallow code costs LibCST 50-150 µs a token to parse, visit and locate (the
+dearer end when every function holds a finding), so a generated file of 50,000 lines
+full of triggers would take minutes. :class:`Budget` caps what one file may send to
+LibCST at :data:`MAX_ANALYSED_TOKENS`, a few seconds: the largest torch sources need
+under half of it. The cap counts tokens, not seconds, so that a file's findings never
+depend on how loaded the machine is.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from .imports import iter_statements
 
 MAX_EXPRESSION_DEPTH = 250
 MAX_PARSE_BYTES = 2 << 20  # about 6 s of LibCST parsing on a 2-core machine
+MAX_ANALYSED_TOKENS = 40_000  # per file: 2-6 s of LibCST on a 2-core machine
+
+# Roughly Python's tokens: a comment or a string literal is one, so is a name, a
+# number or an operator character. Only an estimate of LibCST's work; linear time.
+_TOKEN = re.compile(
+    r"\#[^\n]*+"  # a comment
+    r"|[rRbBuUfFtT]{0,2}(?:'''(?:[^\\]|\\.)*?'''"  # a string
+    r'|"""(?:[^\\]|\\.)*?"""'
+    r"""|'(?:[^'\\\n]|\\.)*+'|"(?:[^"\\\n]|\\.)*+")"""
+    r"|\w++|\S",  # a name or a number; an operator character
+    re.DOTALL,
+)
+
+
+class Budget:
+    """How many tokens of one file may still go to LibCST (see :data:`MAX_ANALYSED_TOKENS`)."""
+
+    def __init__(self, tokens: int = MAX_ANALYSED_TOKENS) -> None:
+        self.limit = self.left = tokens
+
+    def spend(self, code: str) -> str | None:
+        """Charge ``code`` to the budget; or, when it does not fit, why not (nothing charged)."""
+        cost = 0
+        for cost, _ in enumerate(_TOKEN.finditer(code), 1):
+            if cost > self.left:
+                return f"over the analysis budget of {self.limit:,} tokens a file (LibCST would take too long)"
+        self.left -= cost
+        return None
 
 
 def unparsable_reason(statements: Iterable[ast.stmt], size: int) -> str | None:

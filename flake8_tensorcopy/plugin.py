@@ -13,7 +13,7 @@ import ast
 import logging
 from collections.abc import Iterator
 
-from . import __version__, prefilter
+from . import __version__, limits, prefilter
 from ._triggers import RULE_TRIGGERS
 from .imports import ImportTable
 
@@ -49,10 +49,17 @@ class TensorCopyChecker:
         source = "".join(self.lines)
         imports = ImportTable.from_ast(self.tree)
         plan = prefilter.plan(source, self.tree, self.triggers, imports)
-        for reason in plan.skipped:
-            LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, reason)
-        if not plan.needs_parse:
-            return []
-        from .engine import lint_planned, rules_for  # imports LibCST: only when needed
+        reasons = list(plan.skipped)
+        findings = []
+        if plan.needs_parse:
+            from .engine import AnalysisError, lint_planned, rules_for  # imports LibCST: only when needed
 
-        return lint_planned(source, plan, imports, rules_for(spec.code for spec in self.triggers))
+            rules = rules_for(spec.code for spec in self.triggers)
+            try:
+                findings = lint_planned(source, plan, imports, rules, budget=limits.Budget())
+            except AnalysisError as error:  # the parts that could be analysed still count
+                findings = error.findings
+                reasons.append(str(error))
+        if reasons:  # one line per file, shown by `flake8 -v`
+            LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, "; ".join(reasons))
+        return findings

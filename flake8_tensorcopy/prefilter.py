@@ -52,6 +52,7 @@ class TriggerSpec:
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
+
 # Comments and string literals, matched left to right so that a quote inside a comment
 # or a hash inside a string is consumed by the token that really holds it. f-strings
 # are kept as they are (their braces hold code).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -12,7 +11,6 @@ import libcst as cst
 from .imports import ImportTable
 from .inference import Inference
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec  # noqa: F401 (re-exported for rules)
-
 
 
 @dataclass(frozen=True)

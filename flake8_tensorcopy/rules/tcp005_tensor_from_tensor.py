@@ -102,7 +102,6 @@ def _is_new_tensor(node: cst.Call) -> bool:
     return called is not None and called[1] == "new_tensor"
 
 
-
 # The keywords of torch.tensor a fix maps; any other (pin_memory, **kwargs) means no fix.
 _CONVERSIONS = ("dtype", "device")
 
