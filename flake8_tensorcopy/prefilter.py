@@ -24,7 +24,7 @@ from .limits import statements_of, unparsable_reason
 
 # What may sit between two tokens of one expression: spaces, newlines inside brackets,
 # backslash continuations and comments.
-WS = r"(?:[\s\\]|\#[^\n]*)*"
+WS = r"(?:[\s\\]++|\#[^\n]*+)*+"  # possessive: a banner of `#` must not backtrack
 # Any in-place write: ``name_(``, ``x[...] =``, ``x op= v``.
 INPLACE_SIGNATURE = rf"[A-Za-z0-9]_{WS}\(|\]{WS}=(?!=)|(?:[-+*/%@&|^]|//|\*\*|<<|>>)="
 
