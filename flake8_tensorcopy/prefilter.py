@@ -156,10 +156,10 @@ def whole_file_plan(source: str, tree: ast.Module) -> Plan:
 def _module_level(source: str, tree: ast.Module, index: _LineIndex):
     """Stand-ins for the outermost functions, or why module-level code can't be parsed."""
     functions = list(_outermost_functions(tree.body))
-    stand_ins, size = [], len(source)
+    stand_ins, size, lines = [], len(source), source.split("\n")
     for function in functions:
         first = statement_start(function)
-        line = source[index.offset_of_line(first) : index.offset_of_line(first + 1)]
+        line = lines[first - 1]  # from the source: ``index`` counts blanked text
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         stand_ins.append((first, function.end_lineno, f"{indent}{function.name} = None"))
         size -= index.offset_of_line(function.end_lineno + 1) - index.offset_of_line(first)
