@@ -8,7 +8,9 @@ lint the result again and repeat, a bounded number of times, until no fix is lef
 
 The result is checked before anyone sees it: it must parse with LibCST and ``ast``,
 and re-linting must find no more findings of any code than before minus those fixed.
-Anything else raises :class:`FixError` and the caller keeps the original text.
+Anything else raises :class:`FixError` and the caller keeps the original text. So does a
+file over :data:`limits.MAX_FIXED_TOKENS` tokens, before any work: every pass handles the
+whole file, and for a 10,000-line one that takes minutes.
 
 Only text inside a fixed node changes: LibCST regenerates everything else byte for
 byte (comments, blank lines, line endings). Encoding is the caller's business
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from . import engine, noqa
+from . import engine, limits, noqa
 from .imports import ImportTable
 from .rule import Fix, Report, Rule
 
@@ -73,6 +75,9 @@ def fix_source(
     """``source`` with every applicable fix applied. Raises :class:`FixError` or
     :class:`engine.AnalysisError`; the caller then keeps ``source``."""
     rules = engine.rules_for() if rules is None else rules
+    too_big = limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(source)
+    if too_big:
+        raise FixError(too_big)
     result = FixResult(source)
     unfixable: Counter[str] | None = None
     text = source

@@ -24,6 +24,9 @@ from .imports import iter_statements
 MAX_EXPRESSION_DEPTH = 250
 MAX_PARSE_BYTES = 2 << 20  # about 6 s of LibCST parsing on a 2-core machine
 MAX_ANALYSED_TOKENS = 40_000  # per file: 2-6 s of LibCST on a 2-core machine
+# The fixer parses, analyses, locates and regenerates the whole file, twice at least:
+# some 200-600 µs a token, so a 10,000-line file would take minutes.
+MAX_FIXED_TOKENS = 25_000
 
 # Roughly Python's tokens: a comment or a string literal is one, so is a name, a
 # number or an operator character. Only an estimate of LibCST's work; linear time.
@@ -40,15 +43,16 @@ _TOKEN = re.compile(
 class Budget:
     """How many tokens of one file may still go to LibCST (see :data:`MAX_ANALYSED_TOKENS`)."""
 
-    def __init__(self, tokens: int = MAX_ANALYSED_TOKENS) -> None:
+    def __init__(self, tokens: int = MAX_ANALYSED_TOKENS, what: str = "analysis") -> None:
         self.limit = self.left = tokens
+        self.what = what
 
     def spend(self, code: str) -> str | None:
         """Charge ``code`` to the budget; or, when it does not fit, why not (nothing charged)."""
         cost = 0
         for cost, _ in enumerate(_TOKEN.finditer(code), 1):
             if cost > self.left:
-                return f"over the analysis budget of {self.limit:,} tokens a file (LibCST would take too long)"
+                return f"over the {self.what} budget of {self.limit:,} tokens a file (LibCST would take too long)"
         self.left -= cost
         return None
 

@@ -227,3 +227,19 @@ def test_sigkill_at_random_moments_leaves_every_file_old_or_new(tmp_path):
         assert rerun.returncode == 0, rerun.stderr
         assert {name: (folder / name).read_text() for name in old} == new
     assert partial_states, "no kill landed while files were being written: the test proved nothing"
+
+
+def test_a_file_too_big_to_fix_quickly_is_refused_at_once(tmp_path):
+    """Fixing works on the whole file (several LibCST passes): past the fix budget it would
+    take minutes, so the file is reported, linted, and left untouched."""
+    functions = "".join(f"\n\ndef f{i}(w: torch.Tensor):\n    return w.clone().detach()\n" for i in range(2_000))
+    source = "import torch\n" + functions
+    path = tmp_path / "big.py"
+    path.write_text(source)
+    started = time.monotonic()
+    result = run_cli("--fix", "big.py", cwd=tmp_path)
+    assert time.monotonic() - started < 60
+    assert result.returncode == 2
+    assert "big.py: error: not fixed, left untouched: over the fix budget of 25,000 tokens a file" in result.stderr
+    assert path.read_text() == source
+    assert result.stdout.count("TCP002") == 2_000, "its findings are still reported"
