@@ -7,10 +7,8 @@ parses or walks code.
 from __future__ import annotations
 
 import ast
-import functools
 import sys
 import threading
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +20,7 @@ from .imports import ImportTable
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
 from .scopes import ScopeCloser, ScopeOpener
+from .walk import Walker
 
 
 class AnalysisError(Exception):
@@ -131,7 +130,7 @@ def analyse_module(module: cst.Module, imports: ImportTable, rules: Sequence[typ
     """Run every rule over ``module`` in one batched traversal."""
     context = Context(imports)
     visitors = [ScopeOpener(context), *(rule(context) for rule in rules), ScopeCloser(context)]
-    module.visit(_BatchedVisitor(visitors))
+    Walker(visitors).walk(module)
     return context.reports
 
 
@@ -231,42 +230,3 @@ def _function_chunk(lines: list[str], first: int, last: int) -> tuple[str, int]:
     if body[:1] in (" ", "\t"):
         return "if True:\n" + body, first - 2
     return body, first - 1
-
-
-class _BatchedVisitor(cst.CSTVisitor):
-    """Calls every visitor's ``visit_<Node>[_<field>]``/``leave_...`` hooks in list order."""
-
-    def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
-        self.hooks: dict[str, list[Callable[..., None]]] = defaultdict(list)
-        for visitor in visitors:
-            for hook in _hook_names(type(visitor)):
-                self.hooks[hook].append(getattr(visitor, hook))
-        self.hooks = dict(self.hooks)
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for hook in self.hooks.get(f"visit_{type(node).__name__}", ()):
-            hook(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for hook in self.hooks.get(f"leave_{type(original_node).__name__}", ()):
-            hook(original_node)
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        for hook in self.hooks.get(f"visit_{type(node).__name__}_{attribute}", ()):
-            hook(node)
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        for hook in self.hooks.get(f"leave_{type(original_node).__name__}_{attribute}", ()):
-            hook(original_node)
-
-
-@functools.cache
-def _hook_names(visitor_class: type) -> tuple[str, ...]:
-    """The hooks a visitor class really defines (LibCST's typed stubs are no-ops)."""
-    return tuple(
-        name
-        for name in dir(visitor_class)
-        if name.startswith(("visit_", "leave_"))
-        and not getattr(getattr(visitor_class, name), "_is_no_op", False)
-    )

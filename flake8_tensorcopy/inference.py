@@ -147,6 +147,23 @@ def keyword_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
     return None
 
 
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``"self.model.weight"`` for a chain of plain names and attributes, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def container_of(target: cst.BaseExpression) -> cst.BaseExpression:
+    """What an item store writes into: ``history`` for ``history[i][k]``."""
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return target
+
+
 def bound_names(target: cst.BaseExpression) -> Iterator[str]:
     """Names bound by an assignment or loop target (``a``, ``a, (b, *c)``)."""
     if isinstance(target, cst.Name):

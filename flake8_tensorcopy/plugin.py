@@ -63,3 +63,21 @@ class TensorCopyChecker:
         if reasons:  # one line per file, shown by `flake8 -v`
             LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, "; ".join(reasons))
         return findings
+
+
+class _OptInChecker(TensorCopyChecker):
+    """One opt-in rule: flake8 runs it only when asked, ``--enable-extensions TCPnnn``.
+
+    flake8's own mechanism for codes that are off by default: a plugin class with
+    ``off_by_default = True`` under an entry point named by the code (pyproject.toml).
+    """
+
+    off_by_default = True
+
+
+def _opt_in(code: str) -> type[_OptInChecker]:
+    triggers = tuple(spec for spec in RULE_TRIGGERS if spec.code == code and not spec.enabled_by_default)
+    return type(f"{code}Checker", (_OptInChecker,), {"triggers": triggers, "__module__": __name__})
+
+
+TCP006Checker = _opt_in("TCP006")

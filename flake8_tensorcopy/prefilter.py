@@ -19,14 +19,24 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .imports import ImportTable, child_blocks, iter_statements
+from .imports import ImportTable, child_blocks
 from .limits import statements_of, unparsable_reason
 
 # What may sit between two tokens of one expression: spaces, newlines inside brackets,
 # backslash continuations and comments.
 WS = r"(?:[\s\\]++|\#[^\n]*+)*+"  # possessive: a banner of `#` must not backtrack
+
+
+# Triggers are written so that every alternative starts with a literal character: `re`
+# then skips ahead to it. A leading `\b` or character class makes it try every position
+# of the file instead, which costs some 30 times more on real code.
+def word(name: str) -> str:
+    """``\\bname``, with the literal first."""
+    return rf"{name}(?<!\w{name})"
+
+
 # Any in-place write: ``name_(``, ``x[...] =``, ``x op= v``.
-INPLACE_SIGNATURE = rf"[A-Za-z0-9]_{WS}\(|\]{WS}=(?!=)|(?:[-+*/%@&|^]|//|\*\*|<<|>>)="
+INPLACE_SIGNATURE = rf"_(?<=[A-Za-z0-9]_){WS}\(|\]{WS}=(?!=)|=(?:(?<=[-+*/%@&|^]=)|(?<=<<=)|(?<=>>=))"
 
 
 @dataclass(frozen=True)
@@ -54,28 +64,32 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 # Comments and string literals, matched left to right so that a quote inside a comment
-# or a hash inside a string is consumed by the token that really holds it. f-strings
-# are kept as they are (their braces hold code).
+# or a hash inside a string is consumed by the token that really holds it. Every
+# alternative starts with `#` or a quote, so `re` skips ahead to those characters: a
+# string's prefix (`rb`, `f`) is read by `_blank` from the text before the match.
 _COMMENT_OR_STRING = re.compile(
     r"""
     \#[^\n]*
-    | (?P<prefix>\b[rRbBuUfFtT]{1,2})?
-      (?: '''(?:[^\\]|\\.)*?''' | \"\"\"(?:[^\\]|\\.)*?\"\"\"
-        | '(?:[^'\\\n]|\\.)*' | "(?:[^"\\\n]|\\.)*" )
+    | '''(?:[^\\]|\\.)*?''' | \"\"\"(?:[^\\]|\\.)*?\"\"\"
+    | '(?:[^'\\\n]|\\.)*' | "(?:[^"\\\n]|\\.)*"
     """,
     re.VERBOSE | re.DOTALL,
 )
+_STRING_PREFIX = re.compile(r"(?<!\w)[rRbBuUfFtT]{1,2}\Z")
 
 
 def _blank(match: re.Match[str]) -> str:
-    prefix = match.group("prefix")
-    if prefix and not set(prefix.lower()) <= {"r", "b", "u"}:
-        return match.group(0)  # an f-string or t-string: keep the code in its braces
-    return "\n" * match.group(0).count("\n")
+    start = match.start()
+    if match.string[start] != "#":
+        prefix = _STRING_PREFIX.search(match.string, max(0, start - 3), start)
+        if prefix and not set(prefix.group().lower()) <= {"r", "b", "u"}:
+            return match.group()  # an f-string or t-string: keep the code in its braces
+    return "\n" * match.group().count("\n")
 
 
 def blank_comments_and_strings(source: str) -> str:
-    """``source`` with comments and strings removed, line numbers kept."""
+    """``source`` with comments and strings removed (a string's prefix letters stay),
+    line numbers kept."""
     return _COMMENT_OR_STRING.sub(_blank, source)
 
 
@@ -155,7 +169,8 @@ def whole_file_plan(source: str, tree: ast.Module) -> Plan:
 
 def _module_level(source: str, tree: ast.Module, index: _LineIndex):
     """Stand-ins for the outermost functions, or why module-level code can't be parsed."""
-    functions = list(_outermost_functions(tree.body))
+    statements = list(_outside_functions(tree.body))
+    functions = [s for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     stand_ins, size, lines = [], len(source), source.split("\n")
     for function in functions:
         first = statement_start(function)
@@ -163,22 +178,18 @@ def _module_level(source: str, tree: ast.Module, index: _LineIndex):
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         stand_ins.append((first, function.end_lineno, f"{indent}{function.name} = None"))
         size -= index.offset_of_line(function.end_lineno + 1) - index.offset_of_line(first)
-    outside = [s for s in iter_statements(tree) if not _inside(s, functions)]
+    outside = [s for s in statements if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     reason = unparsable_reason(outside, size)
     return (None, reason) if reason else (tuple(stand_ins), None)
 
 
-def _outermost_functions(block: list[ast.stmt]):
+def _outside_functions(block: list[ast.stmt]):
+    """The statements outside every function, and the outermost functions, in source order."""
     for statement in block:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield statement
-        else:
+        yield statement
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in child_blocks(statement):
-                yield from _outermost_functions(inner)
-
-
-def _inside(statement: ast.stmt, functions: list[ast.stmt]) -> bool:
-    return any(statement_start(f) <= statement.lineno <= f.end_lineno for f in functions)
+                yield from _outside_functions(inner)
 
 
 def normalise_newlines(source: str) -> str:
@@ -226,6 +237,9 @@ class _FunctionLocator:
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
+        # id(statement) -> its child statements and their first lines (a class with
+        # hundreds of methods is looked into once per trigger match, not rebuilt).
+        self._children: dict[int, tuple[list[ast.stmt], list[int]]] = {}
         self._module_starts = [statement_start(s) for s in tree.body]
 
     def innermost_function(self, line: int) -> ast.stmt | None:
@@ -234,8 +248,11 @@ class _FunctionLocator:
         while statement is not None:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 found = statement
-            block = [s for b in child_blocks(statement) for s in b]
-            statement = _containing(block, [statement_start(s) for s in block], line)
+            children = self._children.get(id(statement))
+            if children is None:
+                block = [s for b in child_blocks(statement) for s in b]
+                children = self._children[id(statement)] = (block, [statement_start(s) for s in block])
+            statement = _containing(*children, line)
         return found
 
 

@@ -10,7 +10,7 @@ import libcst as cst
 
 from .imports import ImportTable
 from .inference import Inference
-from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec  # noqa: F401 (re-exported for rules)
+from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
 
 
 @dataclass(frozen=True)

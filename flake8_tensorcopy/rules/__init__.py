@@ -5,5 +5,19 @@ from .tcp002_clone_detach import CloneDetach
 from .tcp003_deepcopy_tensor import DeepcopyTensor
 from .tcp004_inplace_detached import InplaceDetached
 from .tcp005_tensor_from_tensor import TensorFromTensor
+from .tcp006_inplace_on_conversion import InplaceOnConversion
+from .tcp007_inplace_advanced_index import InplaceAdvancedIndex
+from .tcp008_state_dict_snapshot import StateDictSnapshot
+from .tcp009_graph_accumulation import GraphAccumulation
 
-ALL_RULES = (DataMutation, CloneDetach, DeepcopyTensor, InplaceDetached, TensorFromTensor)
+ALL_RULES = (
+    DataMutation,
+    CloneDetach,
+    DeepcopyTensor,
+    InplaceDetached,
+    TensorFromTensor,
+    InplaceOnConversion,
+    InplaceAdvancedIndex,
+    StateDictSnapshot,
+    GraphAccumulation,
+)

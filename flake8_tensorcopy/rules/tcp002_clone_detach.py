@@ -5,14 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 
 
 class CloneDetach(Rule):
     code = "TCP002"
     name = "clone-detach"
     message = ".clone().detach() records a CloneBackward0 node only to throw it away; use .detach().clone()"
-    triggers = (rf"\){WS}\.{WS}detach{WS}\({WS}\)", rf"\bclone{WS}\(")
+    triggers = (rf"\){WS}\.{WS}detach{WS}\({WS}\)", rf"{word('clone')}{WS}\(")
     docs = RuleDocs(
         what="Flags `E.clone().detach()` and `torch.clone(E).detach()`.",
         why="Both orders give the same values, but on a tensor that requires grad `clone()` first "

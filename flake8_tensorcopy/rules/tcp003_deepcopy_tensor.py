@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 
 
 class DeepcopyTensor(Rule):
@@ -15,7 +15,7 @@ class DeepcopyTensor(Rule):
         "copy.deepcopy of a tensor raises on non-leaf tensors and copies a view's whole storage; "
         "use t.detach().clone()"
     )
-    triggers = (rf"\bdeepcopy{WS}\(",)
+    triggers = (rf"{word('deepcopy')}{WS}\(",)
     trigger_imports = frozenset({"copy.deepcopy"})
     docs = RuleDocs(
         what="Flags `copy.deepcopy(t)` where `t` is known to be a tensor or an `nn.Parameter`.",

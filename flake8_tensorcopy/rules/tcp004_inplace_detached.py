@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import is_advanced_index, method_call, writes_in_place
-from ..rule import INPLACE_SIGNATURE, WS, Example, Rule, RuleDocs
+from ..rule import INPLACE_SIGNATURE, WS, Example, Rule, RuleDocs, word
 
 
 class InplaceDetached(Rule):
@@ -15,7 +15,7 @@ class InplaceDetached(Rule):
         "in-place write to a .detach() result also changes the original tensor (shared memory); "
         "use .detach().clone() for a copy, or `with torch.no_grad():` to change the original"
     )
-    triggers = (rf"\bdetach{WS}\({WS}\)", INPLACE_SIGNATURE)
+    triggers = (rf"{word('detach')}{WS}\({WS}\)", INPLACE_SIGNATURE)
     docs = RuleDocs(
         what="Flags in-place writes (trailing-underscore methods, item assignment, augmented "
         "assignment) to `E.detach()`, directly or through a name bound to it (or to a basic-indexing "

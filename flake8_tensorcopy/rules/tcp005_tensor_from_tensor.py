@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference, word
 
 _LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool ComplexFloat ComplexDouble".split()
 _LEGACY_CONSTRUCTORS = frozenset(
@@ -23,7 +23,7 @@ class TensorFromTensor(Rule):
         "torch.tensor(t) on a tensor warns and copies via a slow path; "
         "use t.detach().clone() (plus .requires_grad_(True) if needed)"
     )
-    triggers = (rf"(?:\btensor|Tensor|\bnew_tensor){WS}\({_NOT_NUMBERS_ONLY}",)
+    triggers = (rf"(?:{word('tensor')}|Tensor|{word('new_tensor')}){WS}\({_NOT_NUMBERS_ONLY}",)
     trigger_imports = frozenset({"torch.tensor", "torch.Tensor"} | _LEGACY_CONSTRUCTORS)
     docs = RuleDocs(
         what="Flags `torch.tensor(t)`, `torch.Tensor(t)`, legacy typed constructors "

@@ -1,0 +1,259 @@
+"""TCP006: an in-place write through a conversion that aliases only sometimes."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..inference import (
+    CONVERSION_METHODS,
+    VIEW_METHODS,
+    container_of,
+    is_advanced_index,
+    is_copying_conversion,
+    method_call,
+    writes_in_place,
+)
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference
+
+_VIEWS = VIEW_METHODS - {"detach"}  # an in-place write through .detach() is TCP004's
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+_DTYPES = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+    "int": "int32", "long": "int64", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8",
+}  # fmt: skip
+
+# A conversion call and an in-place write in the same function: the write may go through
+# a name bound to the conversion, so the two need not share a statement.
+_CONVERSION_CALL = rf"\.{WS}(?:{'|'.join(sorted(CONVERSION_METHODS))}){WS}\("
+
+
+class InplaceOnConversion(Rule):
+    code = "TCP006"
+    name = "inplace-on-conversion"
+    message = (
+        "in-place write to a conversion result: .{method}() returns the tensor itself when no "
+        "conversion is needed, so this changes the original on some devices, dtypes or layouts "
+        "and not on others; use .to(..., copy=True) or .clone() for a copy, or an out-of-place op"
+    )
+    triggers = (_CONVERSION_CALL, INPLACE_SIGNATURE)
+    # Opt-in: about 3 in 4 findings on real code were real hazards (see known problems).
+    enabled_by_default = False
+    docs = RuleDocs(
+        what="Flags an in-place write (a trailing-underscore method, item assignment, augmented "
+        "assignment) to the result of `.to(...)`, `.cpu()`, `.cuda()`, `.float()`/`.double()`/"
+        "`.half()`/..., `.type(...)`, `.contiguous()`, `.reshape(...)` or `.flatten()`: directly "
+        "(`x.cpu().add_(1)`), through views and basic indexing of it, or through a name bound to it "
+        "in the same function (`img = img.to(device); img /= 255`), when the converted tensor can "
+        "be seen elsewhere: a parameter, an attribute, an item of a container, a global.",
+        why="These conversions return the SAME tensor when no conversion is needed: `.cpu()` on a "
+        "CPU tensor, `.cuda()` on one already on that GPU, `.float()` on float32, `.contiguous()` "
+        "on a contiguous tensor, `.reshape()` when the strides allow a view. So `x.cpu().add_(1)` "
+        "changes `x` on a CPU machine and not on a GPU one, and `img = img.to(device); img /= 255` "
+        "divides the caller's tensor only when it already was on `device`: code that passes its "
+        "tests on one machine silently corrupts data on another.",
+        example="import torch\n\n\ndef normalise(img: torch.Tensor, device: str) -> torch.Tensor:\n"
+        "    img = img.to(device)\n    img /= 255\n    return img\n",
+        use_instead="import torch\n\n\ndef normalise(img: torch.Tensor, device: str) -> torch.Tensor:\n"
+        "    img = img.to(device)\n    img = img / 255\n    return img\n",
+        fixture="fixtures/tcp006_inplace_on_conversion.py",
+        known_problems="Off by default: on real code about 3 findings in 4 were real hazards; the "
+        "rest mutate a tensor nothing else reads, or write through `.reshape()` into weights on "
+        "purpose (when writing into the original is meant, `.view()` says so: it never copies, it "
+        "raises). A chain that starts from a fresh tensor (`torch.zeros(3).cuda()`), a copy "
+        "(`x.clone().float()`, `.to(..., copy=True)`) or the result of a call (`model(x).float()`) "
+        "is not flagged, nor one from a loop variable or a local name: nothing else is known to see "
+        "it. Aliases are followed through plain names within one function; a binding made by `:=` "
+        "is not followed.",
+        fix_safety="Unsafe (the original no longer changes, which is the point): the conversion "
+        "nearest to the write becomes a copy: `.to(...)` gains `copy=True`, `.cpu()`/`.cuda()` "
+        "become `.to(\"cpu\"/\"cuda\", copy=True)`, `.float()` and the other dtype shorthands become "
+        "`.to(torch.float32, copy=True)` and so on; `.contiguous()`, `.reshape()`, `.flatten()` and "
+        "`.type()` get a `.clone()` after them.",
+    )
+    flagged = (
+        Example("def f(x):\n    x.cpu().add_(1)\n", [(2, 5)]),
+        Example("def f(img, device):\n    img = img.to(device)\n    img /= 255\n", [(3, 5)]),
+        Example("def f(self):\n    w = self.weight.float()\n    w.mul_(2)\n", [(3, 5)]),
+        Example("def f(x):\n    x.contiguous().view(-1)[0] = 1\n", [(2, 5)]),
+        Example("def f(batch):\n    x = batch['image'].to('cuda')\n    x[0] += 1\n", [(3, 5)]),
+        Example("def f(x):\n    y = x.reshape(-1)\n    y.clamp_(0, 1)\n    return y\n", [(3, 5)]),
+    )
+    clean = (
+        "import torch\ndef f():\n    torch.zeros(3).cuda().add_(1)\n    t = torch.zeros(3).cuda()\n    t.add_(1)\n",
+        "def f(x):\n    x.clone().float().div_(2)\n",
+        "def f(x, d):\n    y = x.to(d, copy=True)\n    y.add_(1)\n",
+        "def f(img, d):\n    img = img.to(d)\n    img = img / 255\n",
+        "def f(model, x):\n    out = model(x).float()\n    out.mul_(2)\n",
+        "def f(x):\n    y = x.cpu()[x > 0].zero_()\n    return x.cpu().add(1)\n",
+        "def f(batch, d):\n    batch = batch.to(d)\n    batch['labels'] = None\n",
+        "def f(x):\n    x.detach().cpu().requires_grad_()\n",
+        "def f(p):\n    idx = (p == 1).nonzero()[:, 1].reshape(-1, 2)\n    idx[:, -1] -= 1\n",
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        # Values bound to a name (by `=`) that are aliasing conversion chains, judged with
+        # the bindings of the moment: id(value) -> the conversion nearest to the name.
+        self.aliasing_values: dict[int, cst.Call] = {}
+        self.parameters: list[set[str]] = [set()]  # of each enclosing function
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        every = (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg)
+        self.parameters.append({p.name.value for p in every if isinstance(p, cst.Param)})
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.parameters.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        called = method_call(node)
+        if called and writes_in_place(called[1]):
+            self._check(node, called[0])
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Subscript) and not _keyed(target.target):
+                self._check(node, target.target.value)
+        self._remember(node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and isinstance(node.target, cst.Name):
+            self._remember(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, cst.Subscript) and not _keyed(target):
+            self._check(node, target.value)
+        elif isinstance(target, cst.Name):
+            self._check(node, target)
+
+    def _remember(self, value: cst.BaseExpression) -> None:
+        conversion = self._aliasing_chain(value)
+        if conversion is not None:
+            self.aliasing_values[id(value)] = conversion
+
+    def _check(self, node: cst.CSTNode, written: cst.BaseExpression) -> None:
+        if isinstance(written, cst.Name):
+            if written.value.startswith("__"):
+                return
+            binding = self.inference.binding(written.value)
+            if binding is None or binding.value is None or (binding.info and binding.info.fresh):
+                return
+            conversion = self.aliasing_values.get(id(binding.value))
+        else:
+            conversion = self._aliasing_chain(written)
+        if conversion is not None:
+            method = method_call(conversion)[1]
+            self.report(node, self.message.format(method=method), fix=self._fix(conversion))
+
+    def _aliasing_chain(self, node: cst.BaseExpression) -> cst.Call | None:
+        """The conversion nearest to ``node`` when ``node`` may be the converted tensor itself
+        (through views and basic indexing) and that tensor can be seen elsewhere."""
+        conversion = None
+        while True:
+            if isinstance(node, cst.Subscript):
+                if is_advanced_index(node, self.inference):
+                    return None  # a copy
+                if conversion is not None:
+                    break  # converting an item of something: batch["image"].to(device)
+                if _keyed(node):
+                    return None  # writing an item of a mapping, not of a tensor
+                node = node.value
+                continue
+            called = method_call(node)
+            if called is None or self.inference.qualify(node.func) is not None:
+                break  # (torch.flatten(x) is a function: its result is opaque here)
+            receiver, name = called
+            if name in _VIEWS:
+                node = receiver
+            elif name in CONVERSION_METHODS:
+                if not _may_alias(node):
+                    return None
+                conversion = conversion or node
+                node = receiver
+            else:
+                break
+        if conversion is None:
+            return None
+        while True:  # views of the root: x.T, x.data, x[:n]
+            if isinstance(node, cst.Attribute) and node.attr.value in _VIEW_ATTRIBUTES:
+                node = node.value
+            elif isinstance(node, cst.Subscript) and all(isinstance(e.slice, cst.Slice) for e in node.slice):
+                node = node.value
+            else:
+                break
+        return conversion if self._visible(node) else None
+
+    def _visible(self, root: cst.BaseExpression) -> bool:
+        """Can something besides this expression see the tensor ``root`` evaluates to?"""
+        if isinstance(root, cst.Attribute):
+            return True  # self.weight, outputs.logits
+        if isinstance(root, cst.Subscript):  # batch["image"], inputs[0]: as visible as the container
+            return self._visible(container_of(root))
+        if not isinstance(root, cst.Name):
+            return False  # a call result or an arithmetic result: a temporary
+        binding = self.inference.binding(root.value)
+        if binding is None:
+            return True  # a global, or a name of an enclosing function
+        if binding.info and binding.info.fresh:
+            return False
+        value = binding.value
+        if value is None:  # the caller's argument; not a loop variable, nor a merge of branches
+            return root.value in self.parameters[-1]
+        if id(value) in self.aliasing_values or isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+            return True
+        return False  # bound to a call's result: nothing else is known to hold it
+
+    def _fix(self, conversion: cst.Call) -> Fix:
+        receiver, name = method_call(conversion)
+        needs_import = None
+        if name == "to":
+            new = conversion.with_changes(
+                args=[*_with_comma(conversion.args), cst.Arg(cst.Name("True"), keyword=cst.Name("copy"),
+                                                             equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
+            )
+        elif name in ("cpu", "cuda") and not conversion.args:
+            new = call_method(receiver, "to", [cst.Arg(cst.SimpleString(f'"{name}"')), _COPY_TRUE])
+        elif name in _DTYPES and not conversion.args:
+            torch, needs_import = torch_reference(self.context)
+            dtype = cst.Attribute(value=cst.Name(torch), attr=cst.Name(_DTYPES[name]))
+            new = call_method(receiver, "to", [cst.Arg(dtype), _COPY_TRUE])
+        else:
+            new = call_method(conversion, "clone")
+        new = new.with_changes(lpar=conversion.lpar, rpar=conversion.rpar)
+        return Fix(
+            replacements=((conversion, new),),
+            safe=False,
+            description=f"make .{name}() always return a copy",
+            needs_import=needs_import,
+        )
+
+
+_COPY_TRUE = cst.Arg(
+    cst.Name("True"),
+    keyword=cst.Name("copy"),
+    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+)
+
+
+def _with_comma(args):
+    args = list(args)
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return args
+
+
+def _may_alias(call: cst.Call) -> bool:
+    """Does this conversion call return its receiver when nothing needs converting?"""
+    name = method_call(call)[1]
+    if name in ("to", "type") and not call.args:
+        return False  # .type() returns a string; .to() without arguments is unusual
+    return not is_copying_conversion(call)
+
+
+def _keyed(node: cst.Subscript) -> bool:
+    """``batch["image"]``: an item of a mapping, not a tensor index."""
+    return any(
+        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        for e in node.slice
+    )

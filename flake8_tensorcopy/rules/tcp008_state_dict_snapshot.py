@@ -1,0 +1,389 @@
+"""TCP008: a ``state_dict()`` kept as a snapshot goes on tracking the live weights."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..inference import container_of, dotted_name, first_argument, method_call
+from ..rule import WS, Example, Fix, Rule, RuleDocs
+
+# Receivers whose state_dict() holds plain values, not tensors that alias live state:
+# schedulers, grad scalers, data loaders (``prepared_dl``), samplers, datasets, iterators.
+_PLAIN_STATE_HINTS = ("sched", "scaler", "loader", "sampler", "lr_", "dataset", "iterator")
+_PLAIN_STATE_SUFFIXES = ("dl",)
+_DICT_COPIES = frozenset({"dict", "OrderedDict", "collections.OrderedDict", "copy.copy"})
+_TRAINING_METHODS = frozenset({"backward", "step"})
+_SAVING = ("save", "dump")
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+_METRIC_FLAGS = ("best", "improv")
+
+@dataclass
+class _Candidate:
+    value: cst.BaseExpression  # the aliasing expression, reported and wrapped by the fix
+    holder: tuple[str, str]  # ("name", "best") or ("attr", "self.best")
+    position: int
+    loop: cst.CSTNode | None  # the innermost loop of the function around the store
+    in_branch: bool  # under an `if` that compares metrics
+
+
+@dataclass
+class _Frame:
+    loop_base: int
+    training: bool = False
+    candidates: list[_Candidate] = field(default_factory=list)
+    reads: dict[str, list[int]] = field(default_factory=dict)
+    loaded: list[tuple[str, int]] = field(default_factory=list)  # load_state_dict(holder)
+    loop_spans: dict[int, tuple[int, int]] = field(default_factory=dict)
+    branches: list[bool] = field(default_factory=list)
+
+
+class StateDictSnapshot(Rule):
+    code = "TCP008"
+    name = "state-dict-snapshot"
+    message = (
+        "state_dict() tensors share memory with the live parameters: this snapshot changes as "
+        "training goes on; keep copy.deepcopy(model.state_dict())"
+    )
+    triggers = (rf"\.{WS}state_dict{WS}\(", rf"\.{WS}(?:backward|step){WS}\(|load_state_dict")
+    docs = RuleDocs(
+        what="Flags a `.state_dict()` result (also through `dict(...)`, `OrderedDict(...)`, "
+        "`.copy()`, `copy.copy(...)`, a dict literal, or `{k: v ...}`/`{k: v.detach() ...}`) that is "
+        "stored for later, not copied: bound to a name, an attribute or a container inside a loop, "
+        "or inside a branch that compares metrics (`if acc > best_acc:`, `if is_best:`), while "
+        "training goes on in the same function (`.backward()` or `.step()`), or the snapshot is "
+        "loaded back later with `load_state_dict`. A name counts as kept when it is read after "
+        "the loop, in the next iteration, or by `load_state_dict`, not only saved.",
+        why="`model.state_dict()` returns tensors that SHARE storage with the parameters and "
+        "buffers (`dict(sd)` and `sd.copy()` still do). After one more optimizer step, a saved "
+        "\"best\" state_dict equals the new weights, so early stopping silently restores the last "
+        "weights instead of the best ones. Same for `optimizer.state_dict()`.",
+        example="import torch\n\n\ndef train(model, optimizer, batches, evaluate):\n"
+        "    best_loss, best_state = float(\"inf\"), None\n"
+        "    for x, y in batches:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n"
+        "        val = evaluate(model)\n        if val < best_loss:\n"
+        "            best_loss, best_state = val, model.state_dict()\n"
+        "    model.load_state_dict(best_state)\n",
+        use_instead="import copy\n\nimport torch\n\n\ndef train(model, optimizer, batches, evaluate):\n"
+        "    best_loss, best_state = float(\"inf\"), None\n"
+        "    for x, y in batches:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n"
+        "        val = evaluate(model)\n        if val < best_loss:\n"
+        "            best_loss, best_state = val, copy.deepcopy(model.state_dict())\n"
+        "    model.load_state_dict(best_state)\n",
+        fixture="fixtures/tcp008_state_dict_snapshot.py",
+        known_problems="Function-local: training that happens in another function (a `train_epoch(...)` "
+        "call) counts only through a later `load_state_dict` of the snapshot here. `torch.save(sd, f)`, "
+        "a value passed straight to a call or returned at once, `copy.deepcopy(...)` and "
+        "`{k: v.clone() ...}` are never flagged; neither are learning-rate schedulers, grad scalers "
+        "and data loaders, whose state_dict holds plain values. `{k: v.cpu() ...}` is not flagged, "
+        "though it aliases on a CPU-only run.",
+        fix_safety="Unsafe: the value is wrapped in `copy.deepcopy(...)` (adding `import copy` when "
+        "needed), which now holds a second copy of the weights in memory and no longer follows "
+        "them, which is the point.",
+    )
+    flagged = (
+        Example(
+            "def f(model, opt, data, score):\n    best = None\n    for x in data:\n"
+            "        model(x).sum().backward()\n        opt.step()\n        if score() > 0.9:\n"
+            "            best = model.state_dict()\n    return best\n",
+            [(7, 20)],
+        ),
+        Example(
+            "def f(self, loader):\n    for batch in loader:\n        self.step(batch)\n"
+            "        self.snapshot = self.model.state_dict()\n",
+            [(4, 25)],
+        ),
+        Example(
+            "def f(model, opt, data):\n    history = []\n    for x in data:\n"
+            "        model(x).sum().backward()\n        opt.step()\n"
+            "        history.append(dict(model.state_dict()))\n    return history\n",
+            [(6, 24)],
+        ),
+        Example(
+            "def f(model, epochs, train_epoch):\n    init = model.state_dict()\n    for e in epochs:\n"
+            "        train_epoch(model)\n        if e > 3:\n            prev = model.state_dict().copy()\n"
+            "    model.load_state_dict(prev)\n",
+            [(6, 20)],
+        ),
+        Example(
+            "def f(model, opt, data, acc):\n    best = {}\n    for x in data:\n"
+            "        model(x).sum().backward()\n        opt.step()\n        if acc() > 0.5:\n"
+            "            best = {'model': model.state_dict(), 'opt': opt.state_dict()}\n"
+            "    return best\n",
+            [(7, 30), (7, 57)],
+        ),
+    )
+    clean = (
+        "import torch\ndef f(model, opt, data):\n    for x in data:\n        model(x).sum().backward()\n"
+        "        opt.step()\n        torch.save(model.state_dict(), 'ckpt.pt')\n",
+        "import copy\ndef f(model, opt, data, acc):\n    for x in data:\n        model(x).sum().backward()\n"
+        "        opt.step()\n        if acc() > 0.5:\n            best = copy.deepcopy(model.state_dict())\n"
+        "    return best\n",
+        "def f(model, opt, data, acc):\n    for x in data:\n        model(x).sum().backward()\n        opt.step()\n"
+        "        if acc() > 0.5:\n            best = {k: v.detach().clone() for k, v in model.state_dict().items()}\n"
+        "    return best\n",
+        "import torch\ndef f(model, opt, data):\n    for i, x in enumerate(data):\n        model(x).sum().backward()\n"
+        "        opt.step()\n        sd = model.state_dict()\n        torch.save(sd, f'ckpt{i}.pt')\n",
+        "def f(model, ema, opt, data):\n    for x in data:\n        model(x).sum().backward()\n        opt.step()\n"
+        "        msd = model.state_dict()\n        for k, v in ema.state_dict().items():\n"
+        "            v.mul_(0.9).add_(msd[k].detach(), alpha=0.1)\n",
+        "def f(model, opt, sched, data):\n    for x in data:\n        opt.step()\n        s = sched.state_dict()\n"
+        "    return s\n",
+        "def f(model):\n    return model.state_dict()\n",
+        "def f(policy, target, opt, data):\n    for x in data:\n        policy(x).sum().backward()\n        opt.step()\n"
+        "        target.load_state_dict(policy.state_dict())\n",
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.frames: list[_Frame] = []
+        self.position = 0
+        self.not_reads: set[int] = set()
+
+    # -- frames: the module and each function -------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self.frames.append(_Frame(len(self.context.loops)))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._judge(self.frames.pop())
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.not_reads.add(id(node.name))
+        self.frames.append(_Frame(len(self.context.loops)))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        frame = self.frames.pop()
+        self._judge(frame)
+        if frame.training and self.frames:  # a closure that trains, e.g. for optimizer.step
+            self.frames[-1].training = True
+
+    def _tick(self) -> int:
+        self.position += 1
+        return self.position
+
+    def visit_For(self, node: cst.For) -> None:
+        self.frames[-1].loop_spans[id(node)] = (self._tick(), 0)
+
+    def leave_For(self, node: cst.CSTNode) -> None:
+        spans = self.frames[-1].loop_spans
+        spans[id(node)] = (spans[id(node)][0], self._tick())
+
+    visit_While = visit_For
+    leave_While = leave_For
+
+    def visit_If(self, node: cst.If) -> None:
+        self.frames[-1].branches.append(_compares_metrics(node.test))
+
+    def leave_If(self, node: cst.If) -> None:
+        self.frames[-1].branches.pop()
+
+    # -- reads of names -------------------------------------------------------------
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.not_reads.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.not_reads.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.not_reads.add(id(node.name))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.not_reads.add(id(node.target))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.not_reads:
+            self.frames[-1].reads.setdefault(node.value, []).append(self._tick())
+
+    # -- stores, training, loads ------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        frame = self.frames[-1]
+        called = method_call(node)
+        name = called[1] if called else (node.func.value if isinstance(node.func, cst.Name) else "")
+        if called and name in _TRAINING_METHODS:
+            frame.training = True
+        elif name == "load_state_dict":
+            argument = first_argument(node, keyword="state_dict")
+            key = dotted_name(argument) if argument is not None else None
+            if key:
+                frame.loaded.append((key, self._tick()))
+        elif any(word in name.lower() for word in _SAVING):
+            for arg in node.args:  # torch.save(sd, f) serialises: not a read for later
+                values = arg.value.elements if isinstance(arg.value, cst.Dict) else [arg]
+                for value in values:
+                    if isinstance(value.value, cst.Name):
+                        self.not_reads.add(id(value.value))
+        elif called and name in ("append", "insert", "extend") and node.args:
+            holder = _holder(called[0])
+            value = node.args[-1].value
+            if name == "extend" and isinstance(value, (cst.List, cst.Tuple)):
+                values = [e.value for e in value.elements]
+            else:
+                values = [value]
+            for item in values:
+                if holder and (snapshot := self._snapshot(item)) is not None:
+                    self._store(snapshot, holder)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assign(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.not_reads.add(id(node.target))
+        if node.value is not None:
+            self._assign(node.target, node.value)
+
+    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+            if len(target.elements) == len(value.elements):
+                for t, v in zip(target.elements, value.elements):
+                    if isinstance(t, cst.Element) and isinstance(v, cst.Element):
+                        self.not_reads.add(id(t.value))
+                        self._assign(t.value, v.value)
+            return
+        holder = _holder(target)
+        if holder is None:
+            return
+        for snapshot in self._snapshots_in(value):
+            self._store(snapshot, holder)
+
+    def _snapshots_in(self, value: cst.BaseExpression) -> list[cst.BaseExpression]:
+        snapshot = self._snapshot(value)
+        if snapshot is not None:
+            return [snapshot]
+        if isinstance(value, cst.Dict):  # {"model": model.state_dict(), "epoch": e}
+            return [s for e in value.elements if isinstance(e, cst.DictElement) and (s := self._snapshot(e.value))]
+        return []
+
+    def _store(self, value: cst.BaseExpression, holder: tuple[str, str]) -> None:
+        frame = self.frames[-1]
+        loops = self.context.loops[frame.loop_base :]
+        frame.candidates.append(
+            _Candidate(value, holder, self._tick(), loops[-1] if loops else None, any(frame.branches))
+        )
+
+    def _snapshot(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``node`` when it evaluates to a dict aliasing a live ``state_dict()``."""
+        inner = node
+        if isinstance(inner, cst.Call):
+            qualified = self.inference.qualify(inner.func) or (
+                inner.func.value if isinstance(inner.func, cst.Name) else None
+            )
+            called = method_call(inner)
+            if qualified in _DICT_COPIES and len(inner.args) == 1:
+                inner = inner.args[0].value
+            elif called and called[1] == "copy" and not inner.args:
+                inner = called[0]
+        elif isinstance(inner, cst.DictComp):
+            inner = _aliasing_comprehension_source(inner)
+            if inner is None:
+                return None
+        called = method_call(inner)
+        if called is None or called[1] != "state_dict":
+            return None
+        receiver = (dotted_name(called[0]) or "").lower()
+        if any(hint in receiver for hint in _PLAIN_STATE_HINTS) or receiver.endswith(_PLAIN_STATE_SUFFIXES):
+            return None
+        return node
+
+    # -- judgement at the end of the function ---------------------------------------
+    def _judge(self, frame: _Frame) -> None:
+        for candidate in frame.candidates:
+            if candidate.loop is None and not candidate.in_branch:
+                continue
+            kind, key = candidate.holder
+            loaded = any(k == key and p > candidate.position for k, p in frame.loaded)
+            if kind == "attr":
+                stale = frame.training or loaded
+            else:
+                stale = self._read_later(frame, candidate) and (frame.training or self._loaded_later(frame, candidate))
+            if stale:
+                self.report(candidate.value, fix=self._fix(candidate.value))
+
+    def _read_later(self, frame: _Frame, candidate: _Candidate) -> bool:
+        """Is the name read where the weights may have moved on: after the loop, or at the
+        top of the next iteration? (Without a loop: after the store.)"""
+        reads = frame.reads.get(candidate.holder[1], [])
+        if candidate.loop is None:
+            return any(p > candidate.position for p in reads)
+        start, end = frame.loop_spans[id(candidate.loop)]
+        return any(p > end or start < p < candidate.position for p in reads)
+
+    def _loaded_later(self, frame: _Frame, candidate: _Candidate) -> bool:
+        key = candidate.holder[1]
+        if candidate.loop is None:
+            return any(k == key and p > candidate.position for k, p in frame.loaded)
+        start, end = frame.loop_spans[id(candidate.loop)]
+        return any(k == key and (p > end or start < p < candidate.position) for k, p in frame.loaded)
+
+    def _fix(self, value: cst.BaseExpression) -> Fix:
+        imports = self.context.imports.aliases
+        needs_import = None
+        local = next((name for name, full in imports.items() if full == "copy.deepcopy"), None)
+        if local is not None:
+            func: cst.BaseExpression = cst.Name(local)
+        else:
+            module = next((name for name, full in imports.items() if full == "copy"), None)
+            if module is None:
+                module, needs_import = "copy", "copy"
+            func = cst.Attribute(value=cst.Name(module), attr=cst.Name("deepcopy"))
+        wrapped = cst.Call(func=func, args=[cst.Arg(value.with_changes(lpar=[], rpar=[]))])
+        return Fix(
+            replacements=((value, wrapped.with_changes(lpar=value.lpar, rpar=value.rpar)),),
+            safe=False,
+            description="keep a deep copy of the state_dict",
+            needs_import=needs_import,
+        )
+
+
+def _holder(target: cst.BaseExpression) -> tuple[str, str] | None:
+    """Where a stored value lives on: a name, or a dotted attribute; items count as their container."""
+    target = container_of(target)
+    if isinstance(target, cst.Name):
+        return ("name", target.value)
+    dotted = dotted_name(target)
+    return ("attr", dotted) if dotted else None
+
+
+def _aliasing_comprehension_source(node: cst.DictComp) -> cst.BaseExpression | None:
+    """``sd`` of ``{k: v for k, v in sd.items()}`` (also ``v.detach()``, ``v.data``): no copy."""
+    comp = node.for_in
+    called = method_call(comp.iter)
+    if comp.inner_for_in is not None or called is None or called[1] != "items":
+        return None
+    target = comp.target
+    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(target.elements[1].value, cst.Name)):
+        return None
+    value_name = target.elements[1].value.value
+    value = node.value
+    if isinstance(value, cst.Attribute) and value.attr.value == "data":
+        value = value.value
+    elif (inner := method_call(value)) is not None and inner[1] == "detach" and not value.args:
+        value = inner[0]
+    if isinstance(value, cst.Name) and value.value == value_name:
+        return called[0]
+    return None
+
+
+def _compares_metrics(test: cst.BaseExpression) -> bool:
+    """``if acc > best_acc:``, ``if loss < best and ...:``, ``if is_best:``."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, _COMPARISONS) for c in node.comparisons):
+                return True
+        elif isinstance(node, cst.BooleanOperation):
+            stack += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation):
+            stack.append(node.expression)
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            name = node.value if isinstance(node, cst.Name) else node.attr.value
+            if any(flag in name.lower() for flag in _METRIC_FLAGS):
+                return True
+    return False

@@ -1,0 +1,410 @@
+"""TCP009: accumulating a loss across iterations keeps every iteration's graph alive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..inference import bound_names, container_of, dotted_name, method_call
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
+from ..scopes import is_no_grad
+
+# Callees whose result is a loss, judged by the name they are called by.
+_LOSS_NAMES = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "lossfn"})
+_FUNCTIONAL_LOSSES = frozenset(
+    {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
+)
+# Methods that end the graph, and methods whose result stays in it.
+_DETACHING = frozenset({"item", "detach", "tolist", "numpy", "data"})
+_GRAPH_PRESERVING = frozenset(
+    """
+    mean sum cpu cuda to float double half view reshape squeeze unsqueeze clone mul add div sub
+    pow abs sqrt exp log neg contiguous flatten expand sigmoid
+    """.split()
+)
+_ACCUMULATING_METHODS = frozenset({"append", "extend", "insert"})
+_PLAIN_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "abs"})
+# Functions of these modules return plain numbers or arrays, never a tensor with a graph.
+_PLAIN_MODULES = ("numpy.", "math.", "statistics.")
+_DATA_HINTS = ("loader", "batch", "data", "iterator")
+
+@dataclass
+class _Candidate:
+    value: cst.BaseExpression  # the value that carries the graph; reported, wrapped by the fix
+    holder: str  # "total", "self.losses" (a container counts as its name)
+    statement: cst.CSTNode
+    loop: cst.CSTNode  # the innermost loop of the function around the accumulation
+    loss: bool  # the value is (built from) a loss function's result
+    names: frozenset[str]  # names it is built from, to match against backward receivers
+
+
+@dataclass
+class _Frame:
+    loop_base: int
+    no_grad_base: int
+    candidates: list[_Candidate] = field(default_factory=list)
+    backward: list[tuple[frozenset[str], tuple[int, ...]]] = field(default_factory=list)
+    # name = <expression>, and returned or yielded expressions: their names are collected
+    # only for a frame that has candidates (walking every assignment is costly).
+    feeds: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
+    returned: list[cst.BaseExpression] = field(default_factory=list)
+    detached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # n = n.detach()
+    rebound: dict[str, list[tuple[tuple[int, ...], int]]] = field(default_factory=dict)
+
+
+class GraphAccumulation(Rule):
+    code = "TCP009"
+    name = "graph-accumulation"
+    message = (
+        "accumulating a tensor that is part of the autograd graph keeps every iteration's graph "
+        "alive (memory grows each step); accumulate loss.item(), or loss.detach() to stay on the device"
+    )
+    triggers = (
+        # A backward or a loss call; ``nn.MSELoss(...)(`` only when called at once (not
+        # ``class FocalLoss(_Loss):`` nor ``criterion = nn.MSELoss()``).
+        rf"backward{WS}\(|criterion{WS}\(|loss(?:_fn|_func|_function|fn)?{WS}\(|cross_entropy{WS}\("
+        rf"|with_logits{WS}\(|kl_div{WS}\(|Loss{WS}\((?:[^()]++|\([^()]*+\))*+(?:\){WS}\(|\()",
+        rf"[-+]=|\]{WS}=(?!=)|\.{WS}(?:append|extend|insert){WS}\("
+        rf"|(?<![\w.])([A-Za-z_][\w.]*)[ \t]*=(?!=)(?:[\s\\(]++|\#[^\n]*+)*+\1(?:[\s\\)]++|\#[^\n]*+)*+[-+]",
+        rf"(?:{word('for')}|{word('while')})\b",
+    )
+    docs = RuleDocs(
+        what="Flags accumulating, inside a loop, a value that is evidently part of an autograd "
+        "graph into something that outlives the iteration: `total += v`, `total = total + v`, "
+        "`losses.append(v)` / `.extend` / `.insert`, or `history[k] = v`, where the holder is not "
+        "reset inside the loop. Evidence for `v`: it is (built from) the receiver of `.backward()` "
+        "in the same loop, or, in a loop over batches (`for x, y in val_loader`, `for batch in data`), "
+        "the result of a loss function called on two or more arguments (`criterion(out, y)`, "
+        "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`). Not flagged under "
+        "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
+        "inside the loop, feeds a `.backward()`, or (for loss-function evidence) is returned: that is "
+        "a loss built from several terms.",
+        why="A tensor that requires grad holds its `grad_fn`, and through it the whole graph of "
+        "the iteration that produced it. `total_loss += loss` chains every iteration's graph to "
+        "`total_loss`, and `losses.append(loss)` keeps each one alive: without a per-step "
+        "backward (an evaluation loop outside `no_grad`) that includes every saved activation, so "
+        "memory grows linearly until the process runs out; with one, the graph nodes still pile up.",
+        example="import torch.nn.functional as F\n\n\ndef train(model, optimizer, batches):\n"
+        "    total = 0.0\n    for x, y in batches:\n        loss = F.cross_entropy(model(x), y)\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n"
+        "        total += loss\n    return total / len(batches)\n",
+        use_instead="import torch.nn.functional as F\n\n\ndef train(model, optimizer, batches):\n"
+        "    total = 0.0\n    for x, y in batches:\n        loss = F.cross_entropy(model(x), y)\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n"
+        "        total += loss.item()\n    return total / len(batches)\n",
+        fixture="fixtures/tcp009_graph_accumulation.py",
+        known_problems="Function-local: an evaluation function called under `no_grad` by its caller "
+        "is still flagged (add `@torch.no_grad()` to it, which also saves the memory); a backward "
+        "made in another method (`self.backward()`) is not seen. Loss functions are recognised by "
+        "the name they are called by, so an alias such as `from torch.nn.functional import mse_loss "
+        "as mse` is not seen, and a loop over batches by the names in its header.",
+        fix_safety="Unsafe: the accumulated value becomes `v.detach()`, which keeps the device, "
+        "dtype and shape (`.item()` would need a 0-d tensor and synchronises with the GPU), but no "
+        "longer carries a graph: code that later backpropagates through the total breaks.",
+    )
+    flagged = (
+        Example(
+            "def f(model, opt, data, criterion):\n    total = 0\n    for x, y in data:\n"
+            "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n"
+            "        total += loss\n    return total\n",
+            [(7, 18)],
+        ),
+        Example(
+            "def f(model, data, loss_fn):\n    losses = []\n    for x, y in data:\n"
+            "        losses.append(loss_fn(model(x), y))\n    print(sum(losses))\n",
+            [(4, 23)],
+        ),
+        Example(
+            "import torch.nn.functional as F\ndef f(self, data):\n    for x, y in data:\n"
+            "        out = self.model(x)\n        l = F.mse_loss(out, y) * 2\n"
+            "        self.running = self.running + l\n",
+            [(6, 39)],
+        ),
+        Example(
+            "import torch\ndef f(model, data, opt):\n    history = {}\n    for i, (x, y) in enumerate(data):\n"
+            "        loss = torch.nn.MSELoss()(model(x), y)\n        loss.backward()\n"
+            "        history[i] = loss\n",
+            [(7, 22)],
+        ),
+    )
+    clean = (
+        "def f(model, opt, data, criterion):\n    total = 0\n    for x, y in data:\n"
+        "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n"
+        "        total += loss.item()\n        total += float(loss)\n        total += loss.detach()\n",
+        "import torch\ndef f(model, data, criterion):\n    total = 0\n    with torch.no_grad():\n"
+        "        for x, y in data:\n            total += criterion(model(x), y)\n    return total\n",
+        "def f(model, xs, ys, criterion):\n    loss = 0\n    for x, y in zip(xs, ys):\n"
+        "        loss += criterion(model(x), y)\n    loss.backward()\n",
+        "def f(outputs, targets, criterion):\n    total = 0\n    for o, t in zip(outputs, targets):\n"
+        "        total = total + criterion(o, t)\n    return total\n",
+        "import torch\ndef f(model, data, criterion):\n    for x, y in data:\n        losses = []\n"
+        "        for head in model.heads:\n            losses.append(criterion(head(x), y))\n"
+        "        torch.stack(losses).sum().backward()\n",
+        "def f(model, opt, data):\n    correct = 0\n    for x, y in data:\n        out = model(x)\n"
+        "        out.sum().backward()\n        correct += (out.argmax(1) == y).sum()\n",
+        "def f(model, data, criterion):\n    for x, y in data:\n        total = 0\n"
+        "        total += criterion(model(x), y)\n        print(total)\n",
+        "import numpy as np\ndef f(model, data, criterion, history):\n    for x, y in data:\n"
+        "        loss = criterion(model(x), y)\n        loss.backward()\n"
+        "        loss = np.mean([loss.item()])\n        history.append(loss)\n",
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.frames: list[_Frame] = []
+
+    # -- frames ---------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self.frames.append(_Frame(len(self.context.loops), self.context.no_grad_depth))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._judge(self.frames.pop())
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorated = any(is_no_grad(self.context, d.decorator) for d in node.decorators)
+        self.frames.append(_Frame(len(self.context.loops), self.context.no_grad_depth - decorated))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._judge(self.frames.pop())
+
+    def _loops(self) -> tuple[cst.CSTNode, ...]:
+        return tuple(self.context.loops[self.frames[-1].loop_base :])
+
+    def _under_no_grad(self) -> bool:
+        return self.context.no_grad_depth > self.frames[-1].no_grad_base
+
+    # -- facts --------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        called = method_call(node)
+        callee = _callee_name(node)
+        # loss.backward(), accelerator.backward(loss), self.manual_backward(loss),
+        # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
+        if callee in ("backward", "manual_backward"):
+            keys = set(_names_in(called[0])) if called and callee == "backward" else set()
+            for arg in node.args:
+                keys.update(_names_in(arg.value))
+            self.frames[-1].backward.append((frozenset(keys), tuple(id(l) for l in self._loops())))
+        elif called and callee in _ACCUMULATING_METHODS and node.args:
+            holder = dotted_name(container_of(called[0]))
+            value = node.args[-1].value
+            values = [e.value for e in value.elements] if callee == "extend" and isinstance(value, (cst.List, cst.Tuple)) else [value]
+            for item in values:
+                self._accumulation(holder, item, node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.frames[-1].returned.append(node.value)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if isinstance(node.value, cst.BaseExpression):
+            self.frames[-1].returned.append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+            self._accumulation(dotted_name(container_of(node.target)), node.value, node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        frame = self.frames[-1]
+        loops = tuple(id(l) for l in self._loops())
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and (dotted := dotted_name(target.target)):
+                frame.rebound.setdefault(dotted, []).append((loops, id(node)))  # self.loss = 0
+            for name in bound_names(target.target):
+                frame.rebound.setdefault(name, []).append((loops, id(node)))
+                frame.feeds.append((name, node.value))
+                if _detaches(node.value):
+                    frame.detached.append((name, loops))  # loss = loss.detach()
+        if len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        value = node.value
+        if isinstance(target, cst.Subscript):
+            self._accumulation(dotted_name(container_of(target)), value, node)
+        elif (
+            isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, (cst.Add, cst.Subtract))
+            and value.left.deep_equals(target)
+        ):
+            self._accumulation(dotted_name(container_of(target)), value.right, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        frame = self.frames[-1]
+        for name in bound_names(node.target):
+            frame.rebound.setdefault(name, []).append((tuple(id(l) for l in self._loops()), id(node)))
+
+    def visit_For(self, node: cst.For) -> None:
+        # The scope opener ran first: this loop is already on the stack, so the target
+        # counts as bound inside it.
+        frame = self.frames[-1]
+        loops = tuple(id(l) for l in self._loops())
+        for name in bound_names(node.target):
+            frame.rebound.setdefault(name, []).append((loops, id(node)))
+
+    # -- accumulations ------------------------------------------------------------------
+    def _accumulation(self, holder: str | None, value: cst.BaseExpression, statement: cst.CSTNode) -> None:
+        loops = self._loops()
+        if holder is None or not loops or self._under_no_grad():
+            return
+        evidence = self._evidence(value, 0)
+        if evidence is None:
+            return
+        loss, names = evidence
+        self.frames[-1].candidates.append(_Candidate(value, holder, statement, loops[-1], loss, names))
+
+    def _evidence(self, node: cst.BaseExpression, depth: int) -> tuple[bool, frozenset[str]] | None:
+        """(is a loss, names it is built from), or None when it is evidently no graph."""
+        if depth > 4:
+            return False, frozenset()
+        if isinstance(node, cst.Name):
+            binding = self.inference.binding(node.value)
+            if binding is not None and binding.value is not None and depth < 3:
+                inner = self._evidence(binding.value, depth + 1)
+                if inner is None:
+                    return None
+                return inner[0], inner[1] | {node.value}
+            return False, frozenset({node.value})
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in _DETACHING:
+                return None
+            dotted = dotted_name(node)
+            return False, frozenset({dotted} if dotted else ())
+        if isinstance(node, cst.Call):
+            if _is_loss_call(node):
+                return True, frozenset()
+            if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(_PLAIN_MODULES):
+                return None
+            called = method_call(node)
+            if called is not None and called[1] in _GRAPH_PRESERVING:
+                return self._evidence(called[0], depth + 1)
+            if isinstance(node.func, cst.Name) and node.func.value in _PLAIN_BUILTINS:
+                return None
+            return False, frozenset()  # an opaque call: no evidence either way
+        if isinstance(node, cst.BinaryOperation):
+            parts = [self._evidence(node.left, depth + 1), self._evidence(node.right, depth + 1)]
+        elif isinstance(node, cst.UnaryOperation):
+            parts = [self._evidence(node.expression, depth + 1)]
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            parts = [self._evidence(e.value, depth + 1) for e in node.elements]
+        elif isinstance(node, cst.Dict):
+            parts = [self._evidence(e.value, depth + 1) for e in node.elements if isinstance(e, cst.DictElement)]
+        else:
+            return None
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            return None
+        return any(p[0] for p in parts), frozenset().union(*(p[1] for p in parts))
+
+    # -- judgement ----------------------------------------------------------------------
+    def _judge(self, frame: _Frame) -> None:
+        # Cheap tests first: most candidates have no evidence of a graph at all.
+        suspects = []
+        for candidate in frame.candidates:
+            loop = id(candidate.loop)
+            names = candidate.names - {name for name, loops in frame.detached if loop in loops}
+            backward_each_iteration = any(loop in loops and keys & names for keys, loops in frame.backward)
+            if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
+                suspects.append((candidate, backward_each_iteration))
+        if not suspects:
+            return
+        backpropagated = _closure(set().union(*(keys for keys, _ in frame.backward)), frame.feeds)
+        returned = None
+        for candidate, backward_each_iteration in suspects:
+            if candidate.holder in backpropagated:
+                continue  # the total is what gets backpropagated: a loss built in a loop
+            if any(
+                id(candidate.loop) in loops and statement != id(candidate.statement)
+                for loops, statement in frame.rebound.get(candidate.holder, ())
+            ):
+                continue  # reset inside the loop: it does not outlive the iteration
+            if not backward_each_iteration:
+                # A sum of losses over heads, scales or terms, or one handed back, is a loss
+                # built from several terms; over batches it is an evaluation that keeps graphs.
+                if returned is None:
+                    returned = _closure(set().union(*map(_names_in, frame.returned)), frame.feeds)
+                if candidate.holder in returned:
+                    continue
+            self.report(candidate.value, fix=_fix(candidate.value))
+
+
+def _closure(sinks: set[str], feeds: list[tuple[str, cst.BaseExpression]]) -> set[str]:
+    """``sinks`` plus every name assigned into one of them (``total = a + b`` feeds a, b)."""
+    reached, pending = set(sinks), feeds
+    grown = True
+    while grown:
+        grown, rest = False, []
+        for name, value in pending:
+            if name in reached:
+                reached |= _names_in(value)
+                grown = True
+            else:
+                rest.append((name, value))
+        pending = rest
+    return reached
+
+
+def _fix(value: cst.BaseExpression) -> Fix | None:
+    if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
+        return None
+    return Fix(
+        replacements=((value, call_method(value, "detach")),),
+        safe=False,
+        description="accumulate a detached value (no graph)",
+    )
+
+
+def _over_data(loop: cst.CSTNode) -> bool:
+    """``for x, y in val_loader``, ``for batch in tqdm(data)``: a loop over batches of data."""
+    if not isinstance(loop, cst.For):
+        return False
+    words = {part for name in _names_in(loop.iter) | set(bound_names(loop.target)) for part in name.lower().split(".")}
+    return any(hint in word for word in words for hint in _DATA_HINTS)
+
+
+def _detaches(value: cst.BaseExpression) -> bool:
+    """``loss.detach()``, ``loss.item()``, ``loss.data``, ``float(loss)``: no graph past here."""
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "data"
+    if isinstance(value, cst.Call):
+        called = method_call(value)
+        if called is not None:
+            return called[1] in _DETACHING
+        return isinstance(value.func, cst.Name) and value.func.value in _PLAIN_BUILTINS
+    return False
+
+
+def _callee_name(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return ""
+
+
+def _is_loss_call(call: cst.Call) -> bool:
+    """``criterion(out, y)``: a loss of predictions and targets (one argument or none is more
+    often a constructor or a getter: ``loss_fn(model)``, ``self._get_aux_loss()``)."""
+    if len(call.args) < 2:
+        return False
+    name = _callee_name(call)
+    if name in _LOSS_NAMES or name in _FUNCTIONAL_LOSSES:
+        return True
+    if name.endswith("_loss") or name.endswith("_criterion"):
+        return True
+    # nn.MSELoss()(a, b)
+    return isinstance(call.func, cst.Call) and _callee_name(call.func).endswith("Loss")
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """Every name and dotted name inside ``node``."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            dotted = dotted_name(current)
+            if dotted:
+                names.add(dotted)
+        stack.extend(current.children)
+    return names

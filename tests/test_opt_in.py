@@ -1,0 +1,74 @@
+"""Opt-in rules through the real flake8 CLI: off in a default run, on with
+``--enable-extensions CODE`` (flake8's mechanism: a plugin class with
+``off_by_default = True`` under an entry point named by the code)."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from flake8_tensorcopy import plugin
+from flake8_tensorcopy.rules import ALL_RULES
+
+OPT_IN = [rule for rule in ALL_RULES if not rule.enabled_by_default]
+
+SOURCE = textwrap.dedent(
+    """\
+    import torch
+
+
+    def scale(img: torch.Tensor, device: str, w: torch.Tensor):
+        img = img.to(device)
+        img /= 255
+        w.data.add_(1.0)
+        return img
+    """
+)
+
+
+def flake8(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "TCP", *args, "risky.py"],
+        cwd=cwd, capture_output=True, text=True, timeout=300,
+    )
+
+
+def codes(output: str) -> list[str]:
+    return [line.split(" ")[1] for line in output.splitlines() if line]
+
+
+def test_every_opt_in_rule_has_its_own_checker():
+    for rule in OPT_IN:
+        checker = getattr(plugin, f"{rule.code}Checker")
+        assert checker.off_by_default
+        assert [spec.code for spec in checker.triggers] == [rule.code]
+    assert not any(spec.code in {r.code for r in OPT_IN} for spec in plugin.TensorCopyChecker.triggers)
+
+
+@pytest.mark.parametrize("rule", OPT_IN, ids=lambda r: r.code)
+def test_off_by_default_on_when_enabled(tmp_path, rule):
+    assert rule.code == "TCP006", "this test's SOURCE holds a TCP006 finding: extend it for a new opt-in rule"
+    (tmp_path / "risky.py").write_text(SOURCE)
+    default = flake8(cwd=tmp_path)
+    assert codes(default.stdout) == ["TCP001"], default.stdout + default.stderr
+    enabled = flake8("--enable-extensions", rule.code, cwd=tmp_path)
+    assert codes(enabled.stdout) == [rule.code, "TCP001"], enabled.stdout + enabled.stderr
+    assert "risky.py:6:5: TCP006" in enabled.stdout
+
+
+@pytest.mark.parametrize("rule", OPT_IN, ids=lambda r: r.code)
+def test_the_cli_selects_an_opt_in_rule_by_its_full_code_only(tmp_path, rule):
+    (tmp_path / "risky.py").write_text(SOURCE)
+
+    def cli(select):
+        result = subprocess.run(
+            [sys.executable, "-m", "flake8_tensorcopy", "--select", select, "risky.py"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        )
+        assert result.returncode == 1, result.stderr
+        return codes(result.stdout)
+
+    assert cli("TCP") == ["TCP001"]
+    assert cli("TCP00") == ["TCP001"]
+    assert cli(f"TCP,{rule.code}") == [rule.code, "TCP001"]
