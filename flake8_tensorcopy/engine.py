@@ -7,9 +7,11 @@ parses or walks code.
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -115,7 +117,8 @@ def lint_planned(
             refusal = reason
             continue
         try:
-            findings.update(_lint_chunk(chunk, offset, imports, rules))
+            with _collector_paused():
+                findings.update(_lint_chunk(chunk, offset, imports, rules))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
     if unpaid:  # one entry, however many parts: the log line stays readable
@@ -124,6 +127,25 @@ def lint_planned(
     if skipped:
         raise AnalysisError("; ".join(skipped), sorted(findings))
     return sorted(findings)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while one chunk is parsed and analysed.
+
+    LibCST allocates tens of thousands of nodes a chunk, so the collector would run
+    many times, each scanning everything the host process holds (under flake8, every
+    result so far): a fifth of the plugin's time. The trees hold no reference cycles
+    and are freed by reference counting; anything else waits for the next collection.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def analyse_module(module: cst.Module, imports: ImportTable, rules: Sequence[type[Rule]]) -> list[Report]:

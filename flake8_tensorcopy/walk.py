@@ -124,7 +124,9 @@ class Walker:
                 for field in order
             ),
             leave=hooks(f"leave_{name}"),
-            unseen=tuple(sorted(code_fields - set(order))),
+            # Fields LibCST did not visit on a node where they were None may show up on
+            # another node; one it skipped although set is one it never visits.
+            unseen=tuple(sorted(f for f in code_fields - set(order) if getattr(node, f) is None)),
         )
         return plan
 

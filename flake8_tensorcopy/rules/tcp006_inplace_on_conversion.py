@@ -56,8 +56,9 @@ class InplaceOnConversion(Rule):
         use_instead="import torch\n\n\ndef normalise(img: torch.Tensor, device: str) -> torch.Tensor:\n"
         "    img = img.to(device)\n    img = img / 255\n    return img\n",
         fixture="fixtures/tcp006_inplace_on_conversion.py",
-        known_problems="Off by default: on real code about 3 findings in 4 were real hazards; the "
-        "rest mutate a tensor nothing else reads, or write through `.reshape()` into weights on "
+        known_problems="Off by default: on real code (torch and 39 PyTorch projects, 6.6 M lines) "
+        "16 of 25 findings were real hazards; the rest were numpy arrays, writes that land the "
+        "same either way, or writes through `.reshape()`/`.flatten()` into weights on "
         "purpose (when writing into the original is meant, `.view()` says so: it never copies, it "
         "raises). A chain that starts from a fresh tensor (`torch.zeros(3).cuda()`), a copy "
         "(`x.clone().float()`, `.to(..., copy=True)`) or the result of a call (`model(x).float()`) "

@@ -81,7 +81,8 @@ class StateDictSnapshot(Rule):
         "a value passed straight to a call or returned at once, `copy.deepcopy(...)` and "
         "`{k: v.clone() ...}` are never flagged; neither are learning-rate schedulers, grad scalers "
         "and data loaders, whose state_dict holds plain values. `{k: v.cpu() ...}` is not flagged, "
-        "though it aliases on a CPU-only run.",
+        "though it aliases on a CPU-only run. Measured on torch and 39 PyTorch projects (6.6 M "
+        "lines): one finding, a real bug (a \"best\" snapshot restored after training).",
         fix_safety="Unsafe: the value is wrapped in `copy.deepcopy(...)` (adding `import copy` when "
         "needed), which now holds a second copy of the weights in memory and no longer follows "
         "them, which is the point.",

@@ -98,7 +98,8 @@ class GraphAccumulation(Rule):
         "is still flagged (add `@torch.no_grad()` to it, which also saves the memory); a backward "
         "made in another method (`self.backward()`) is not seen. Loss functions are recognised by "
         "the name they are called by, so an alias such as `from torch.nn.functional import mse_loss "
-        "as mse` is not seen, and a loop over batches by the names in its header.",
+        "as mse` is not seen, and a loop over batches by the names in its header. Measured on "
+        "torch and 39 PyTorch projects (6.6 M lines): one finding, a real one.",
         fix_safety="Unsafe: the accumulated value becomes `v.detach()`, which keeps the device, "
         "dtype and shape (`.item()` would need a 0-d tensor and synchronises with the GPU), but no "
         "longer carries a graph: code that later backpropagates through the total breaks.",
