@@ -189,8 +189,9 @@ class InplaceOnConversion(Rule):
         """Can something besides this expression see the tensor ``root`` evaluates to?"""
         if isinstance(root, cst.Attribute):
             return True  # self.weight, outputs.logits
-        if isinstance(root, cst.Subscript):  # batch["image"], inputs[0]: as visible as the container
-            return self._visible(container_of(root))
+        if isinstance(root, cst.Subscript):  # batch["image"], inputs[0]: held by the container
+            container = container_of(root)  # unless that is a temporary: x.nonzero()[:, 1]
+            return isinstance(container, (cst.Name, cst.Attribute)) or self._visible(container)
         if not isinstance(root, cst.Name):
             return False  # a call result or an arithmetic result: a temporary
         binding = self.inference.binding(root.value)
