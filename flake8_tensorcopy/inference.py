@@ -130,6 +130,16 @@ def method_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
     return None
 
 
+def callee_name(call: cst.Call) -> str:
+    """``backward`` for ``loss.backward()``, ``criterion`` for ``criterion(...)``, else ""."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return ""
+
+
 def first_argument(call: cst.Call, keyword: str | None = None) -> cst.BaseExpression | None:
     """The first positional argument (or the named keyword), skipping ``*args``."""
     for arg in call.args:

@@ -33,7 +33,7 @@ class Fix:
 
     ``needs_import``: a module name (``"torch"`` means ``import torch``) or a whole
     import statement (``"from torch import nn"``) that the new code needs; set it only
-    when the file lacks the name (see :func:`torch_reference`). The fixer adds it once,
+    when the file lacks the name (see :func:`module_reference`). The fixer adds it once,
     after the module docstring and ``__future__`` imports, unless it is already there.
 
     ``safe``: the fixed code does exactly what the risky code did, minus the hazard.
@@ -98,24 +98,17 @@ class Context:
         self.functions: list[cst.FunctionDef] = []
         self.statements: list[cst.SimpleStatementLine] = []  # the enclosing statement line
 
-    def torch_name(self) -> str:
-        """How the file spells ``torch`` (``import torch as th`` -> ``th``)."""
-        for local, name in self.imports.aliases.items():
-            if name == "torch":
-                return local
-        return "torch"
 
-
-def torch_reference(context: Context) -> tuple[str, str | None]:
-    """How new code spells ``torch`` here, and the import to add when nothing binds it.
+def module_reference(context: Context, module: str = "torch") -> tuple[str, str | None]:
+    """How new code spells ``module`` here, and the import to add when nothing binds it.
 
     ``import torch as th`` gives ``("th", None)``; a file that only has
     ``from torch import tensor`` gives ``("torch", "torch")``: the fix needs ``import torch``.
     """
     for local, name in context.imports.aliases.items():
-        if name == "torch":
+        if name == module:
             return local, None
-    return "torch", "torch"
+    return module, module
 
 
 # Expressions that can be the receiver of ``.method()`` without parentheses.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import PARAMETER_ATTRIBUTES, first_argument, keyword_argument, method_call, writes_in_place
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
 # (``self.data`` in a Dataset, ``args.data`` from argparse).
@@ -191,7 +191,7 @@ class DataMutation(Rule):
             return Fix(replacements=(edit,), safe=safe, description=description)
         if not isinstance(container, cst.SimpleStatementLine) or len(container.body) != 1:
             return None  # `a; b` or `if c: w.data.add_(1)`: no statement line of its own to wrap
-        torch, needs_import = torch_reference(self.context)
+        torch, needs_import = module_reference(self.context)
         return Fix(replacements=(edit,), safe=safe, description=description + ", under no_grad",
                    needs_import=needs_import, wrap=(container,), wrap_with=f"{torch}.no_grad()")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference, word
+from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
 
 _LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool ComplexFloat ComplexDouble".split()
 _LEGACY_CONSTRUCTORS = frozenset(
@@ -178,7 +178,7 @@ def _stack_fix(rule: Rule, node: cst.Call, data: cst.BaseExpression) -> Fix | No
         stack = node.func.with_changes(attr=cst.Name("stack"))
         needs_import = None
     else:  # from torch import tensor
-        name, needs_import = torch_reference(rule.context)
+        name, needs_import = module_reference(rule.context)
         stack = cst.Attribute(value=cst.Name(name), attr=cst.Name("stack"))
     elements = split[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT)
     fixed: cst.BaseExpression = cst.Call(func=stack, args=[elements])

@@ -13,7 +13,7 @@ from ..inference import (
     method_call,
     writes_in_place,
 )
-from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method, torch_reference
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
 _VIEWS = VIEW_METHODS - {"detach"}  # an in-place write through .detach() is TCP004's
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
@@ -210,14 +210,11 @@ class InplaceOnConversion(Rule):
         receiver, name = method_call(conversion)
         needs_import = None
         if name == "to":
-            new = conversion.with_changes(
-                args=[*_with_comma(conversion.args), cst.Arg(cst.Name("True"), keyword=cst.Name("copy"),
-                                                             equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
-            )
+            new = conversion.with_changes(args=[*_with_comma(conversion.args), _COPY_TRUE])
         elif name in ("cpu", "cuda") and not conversion.args:
             new = call_method(receiver, "to", [cst.Arg(cst.SimpleString(f'"{name}"')), _COPY_TRUE])
         elif name in _DTYPES and not conversion.args:
-            torch, needs_import = torch_reference(self.context)
+            torch, needs_import = module_reference(self.context)
             dtype = cst.Attribute(value=cst.Name(torch), attr=cst.Name(_DTYPES[name]))
             new = call_method(receiver, "to", [cst.Arg(dtype), _COPY_TRUE])
         else:

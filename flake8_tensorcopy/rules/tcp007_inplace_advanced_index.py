@@ -19,6 +19,7 @@ _TWINS = frozenset(
     """.split()
 )
 
+
 class InplaceAdvancedIndex(Rule):
     code = "TCP007"
     name = "inplace-on-advanced-index"

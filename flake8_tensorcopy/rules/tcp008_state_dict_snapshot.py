@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..inference import container_of, dotted_name, first_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs
+from ..inference import callee_name, container_of, dotted_name, first_argument, method_call
+from ..rule import WS, Example, Fix, Rule, RuleDocs, module_reference
 
 # Receivers whose state_dict() holds plain values, not tensors that alias live state:
 # schedulers, grad scalers, data loaders (``prepared_dl``), samplers, datasets, iterators.
@@ -18,6 +18,7 @@ _TRAINING_METHODS = frozenset({"backward", "step"})
 _SAVING = ("save", "dump")
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _METRIC_FLAGS = ("best", "improv")
+
 
 @dataclass
 class _Candidate:
@@ -205,7 +206,7 @@ class StateDictSnapshot(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         frame = self.frames[-1]
         called = method_call(node)
-        name = called[1] if called else (node.func.value if isinstance(node.func, cst.Name) else "")
+        name = callee_name(node)
         if called and name in _TRAINING_METHODS:
             frame.training = True
         elif name == "load_state_dict":
@@ -302,36 +303,20 @@ class StateDictSnapshot(Rule):
             if kind == "attr":
                 stale = frame.training or loaded
             else:
-                stale = self._read_later(frame, candidate) and (frame.training or self._loaded_later(frame, candidate))
+                reads = frame.reads.get(key, [])
+                loads = [p for k, p in frame.loaded if k == key]
+                stale = _moved_on(frame, candidate, reads) and (frame.training or _moved_on(frame, candidate, loads))
             if stale:
                 self.report(candidate.value, fix=self._fix(candidate.value))
 
-    def _read_later(self, frame: _Frame, candidate: _Candidate) -> bool:
-        """Is the name read where the weights may have moved on: after the loop, or at the
-        top of the next iteration? (Without a loop: after the store.)"""
-        reads = frame.reads.get(candidate.holder[1], [])
-        if candidate.loop is None:
-            return any(p > candidate.position for p in reads)
-        start, end = frame.loop_spans[id(candidate.loop)]
-        return any(p > end or start < p < candidate.position for p in reads)
-
-    def _loaded_later(self, frame: _Frame, candidate: _Candidate) -> bool:
-        key = candidate.holder[1]
-        if candidate.loop is None:
-            return any(k == key and p > candidate.position for k, p in frame.loaded)
-        start, end = frame.loop_spans[id(candidate.loop)]
-        return any(k == key and (p > end or start < p < candidate.position) for k, p in frame.loaded)
-
     def _fix(self, value: cst.BaseExpression) -> Fix:
-        imports = self.context.imports.aliases
         needs_import = None
-        local = next((name for name, full in imports.items() if full == "copy.deepcopy"), None)
+        aliases = self.context.imports.aliases.items()
+        local = next((name for name, full in aliases if full == "copy.deepcopy"), None)
         if local is not None:
             func: cst.BaseExpression = cst.Name(local)
         else:
-            module = next((name for name, full in imports.items() if full == "copy"), None)
-            if module is None:
-                module, needs_import = "copy", "copy"
+            module, needs_import = module_reference(self.context, "copy")
             func = cst.Attribute(value=cst.Name(module), attr=cst.Name("deepcopy"))
         wrapped = cst.Call(func=func, args=[cst.Arg(value.with_changes(lpar=[], rpar=[]))])
         return Fix(
@@ -340,6 +325,16 @@ class StateDictSnapshot(Rule):
             description="keep a deep copy of the state_dict",
             needs_import=needs_import,
         )
+
+
+def _moved_on(frame: _Frame, candidate: _Candidate, positions: list[int]) -> bool:
+    """Is one of ``positions`` (reads or loads of the snapshot) where the weights may have
+    moved on: after the loop, or at the top of the next iteration? (Without a loop: after
+    the store.)"""
+    if candidate.loop is None:
+        return any(p > candidate.position for p in positions)
+    start, end = frame.loop_spans[id(candidate.loop)]
+    return any(p > end or start < p < candidate.position for p in positions)
 
 
 def _holder(target: cst.BaseExpression) -> tuple[str, str] | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..inference import bound_names, container_of, dotted_name, method_call
+from ..inference import bound_names, callee_name, container_of, dotted_name, method_call
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 from ..scopes import is_no_grad
 
@@ -28,6 +28,7 @@ _PLAIN_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "abs
 # Functions of these modules return plain numbers or arrays, never a tensor with a graph.
 _PLAIN_MODULES = ("numpy.", "math.", "statistics.")
 _DATA_HINTS = ("loader", "batch", "data", "iterator")
+
 
 @dataclass
 class _Candidate:
@@ -178,7 +179,7 @@ class GraphAccumulation(Rule):
     # -- facts --------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         called = method_call(node)
-        callee = _callee_name(node)
+        callee = callee_name(node)
         # loss.backward(), accelerator.backward(loss), self.manual_backward(loss),
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
         if callee in ("backward", "manual_backward"):
@@ -374,27 +375,18 @@ def _detaches(value: cst.BaseExpression) -> bool:
     return False
 
 
-def _callee_name(call: cst.Call) -> str:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    if isinstance(func, cst.Name):
-        return func.value
-    return ""
-
-
 def _is_loss_call(call: cst.Call) -> bool:
     """``criterion(out, y)``: a loss of predictions and targets (one argument or none is more
     often a constructor or a getter: ``loss_fn(model)``, ``self._get_aux_loss()``)."""
     if len(call.args) < 2:
         return False
-    name = _callee_name(call)
+    name = callee_name(call)
     if name in _LOSS_NAMES or name in _FUNCTIONAL_LOSSES:
         return True
     if name.endswith("_loss") or name.endswith("_criterion"):
         return True
     # nn.MSELoss()(a, b)
-    return isinstance(call.func, cst.Call) and _callee_name(call.func).endswith("Loss")
+    return isinstance(call.func, cst.Call) and callee_name(call.func).endswith("Loss")
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
