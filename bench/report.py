@@ -72,6 +72,9 @@ def _measure_rows(results: dict):
     yield _row(f"editor latency, median of {latency['pairs']}",
                latency["wall_s"], "s", latency)
     yield _row("  CPU user+sys, median", latency["cpu_s"], "s", None)
+    floor = {"without": latency["wall_s"]["without"],
+             "with": latency["wall_s"]["without"] + latency["libcst_import_s"]}
+    yield _row("  floor: + importing LibCST", floor, "s", None)
 
 
 def _row(label: str, values: dict, unit: str, target: dict | None) -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from corpus_files import Corpus, load_corpus, warm_page_cache
 from flake8_runs import Flake8Failed, Flake8Run, run_flake8
-from process_stats import clean_environment
+from process_stats import clean_environment, run_measured
 from report import print_report
 from venvs import Venv, VenvError, fresh_venv_with_package, reusable_venv
 
@@ -117,6 +117,8 @@ def benchmark(args, corpus: Corpus, venv_root: Path, flake8_pin: str) -> int:
         tree_runs = measure_whole_tree(venvs, corpus, args.pairs, workdir)
         latency_runs = measure_latency(venvs, latency_file,
                                        args.latency_pairs, workdir)
+        import_floor = measure_import_floor(venvs["with"], args.latency_pairs,
+                                            workdir)
         peer = (measure_peer(venvs, corpus, peer_corpus, tree_runs,
                              args.peer_runs, workdir)
                 if "torchfix" in venvs else {"skipped": peer_problem})
@@ -131,7 +133,7 @@ def benchmark(args, corpus: Corpus, venv_root: Path, flake8_pin: str) -> int:
         "whole_tree": summarise_whole_tree(tree_runs, corpus, notes),
         "memory": summarise_memory(tree_runs),
         "editor_latency": summarise_latency(latency_runs, latency_file,
-                                            notes),
+                                            import_floor, notes),
         "peer": peer,
         "notes": notes,
     }
@@ -257,7 +259,7 @@ def measure_whole_tree(venvs, corpus: Corpus, pairs: int,
     arguments = ["-j", "1", *corpus.flake8_targets()]
     runs = []
     for pair in range(1, pairs + 1):
-        for name in ("without", "with"):
+        for name in _pair_order(pair):
             run = run_flake8(venvs[name], arguments, workdir)
             runs.append(run)
             print(f"  pair {pair}/{pairs} {_progress(run, count)}",
@@ -272,12 +274,32 @@ def measure_latency(venvs, latency_file: Path, pairs: int,
     arguments = ["-", "--stdin-display-name", str(latency_file)]
     runs = []
     for pair in range(1, pairs + 1):
-        for name in ("without", "with"):
+        for name in _pair_order(pair):
             run = run_flake8(venvs[name], arguments, workdir,
                              stdin=latency_file)
             runs.append(run)
             print(f"  pair {pair}/{pairs} {_progress(run)}", flush=True)
     return runs
+
+
+def measure_import_floor(venv: Venv, pairs: int, workdir: Path) -> float:
+    """Seconds that importing LibCST alone adds to a Python process: the part
+    of the editor latency that no lint path parsing with LibCST can avoid."""
+    print(f"\nimport floor: python -c 'import libcst' vs 'pass', {pairs} "
+          f"alternating pairs", flush=True)
+    codes = {"bare": "pass", "libcst": "import libcst"}
+    walls: dict[str, list[float]] = {"bare": [], "libcst": []}
+    for pair in range(1, pairs + 1):
+        for name in (("bare", "libcst") if pair % 2 else ("libcst", "bare")):
+            stats = run_measured([str(venv.python), "-I", "-c", codes[name]],
+                                 cwd=workdir, stdout=workdir / "floor.out",
+                                 stderr=workdir / "floor.err")
+            if stats.returncode:
+                raise VenvError(f"{venv.python} -c {codes[name]!r} failed")
+            walls[name].append(stats.wall_s)
+    floor = statistics.median(walls["libcst"]) - statistics.median(walls["bare"])
+    print(f"  importing LibCST adds {floor:.3f} s", flush=True)
+    return floor
 
 
 def measure_peer(venvs, corpus: Corpus, peer_corpus: Corpus,
@@ -347,7 +369,7 @@ def summarise_whole_tree(runs: list[Flake8Run], corpus: Corpus,
         "added_s": wall["with"] - wall["without"],
         "ratio": ratio,
         "pair_ratios": _pair_ratios(runs, _wall),
-        "tcp_findings": runs[1].count(PLUGIN_CODE),
+        "tcp_findings": _first(runs, "with").count(PLUGIN_CODE),
         "target": TARGETS["whole_tree"],
         "pass": ratio <= TARGETS["whole_tree"],
         "runs": [_run_record(run) for run in runs],
@@ -368,7 +390,7 @@ def summarise_memory(runs: list[Flake8Run]) -> dict:
 
 
 def summarise_latency(runs: list[Flake8Run], latency_file: Path,
-                      notes: list[str]) -> dict:
+                      import_floor: float, notes: list[str]) -> dict:
     wall = _pair_values(runs, _wall)
     _check_same_findings(runs, "editor latency", notes)
     ratio = statistics.median(_pair_ratios(runs, _wall))
@@ -382,9 +404,13 @@ def summarise_latency(runs: list[Flake8Run], latency_file: Path,
         "added_ms": (wall["with"] - wall["without"]) * 1000,
         "ratio": ratio,
         "pair_ratios": _pair_ratios(runs, _wall),
+        # The least any LibCST-parsing plugin can add on this file, which holds
+        # a real finding and so must be parsed.
+        "libcst_import_s": import_floor,
+        "floor_ratio": (wall["without"] + import_floor) / wall["without"],
         "peak_rss_mib": _pair_values(
             runs, lambda run: run.stats.peak_rss_kib / 1024),
-        "tcp_findings": runs[1].count(PLUGIN_CODE),
+        "tcp_findings": _first(runs, "with").count(PLUGIN_CODE),
         "target": TARGETS["editor_latency"],
         "pass": ratio <= TARGETS["editor_latency"],
         "runs": [_run_record(run) for run in runs],
@@ -404,7 +430,7 @@ def note_busy_machine(runs: list[Flake8Run], notes: list[str]) -> None:
 def _check_same_findings(runs: list[Flake8Run], measure: str,
                          notes: list[str]) -> None:
     """The plugin must only add TCP findings; anything else is odd."""
-    without, with_ = runs[0], runs[1]
+    without, with_ = _first(runs, "without"), _first(runs, "with")
     others = with_.findings - with_.count(PLUGIN_CODE)
     if others != without.findings:
         notes.append(f"{measure}: 'with' reported {others} non-TCP findings,"
@@ -414,6 +440,16 @@ def _check_same_findings(runs: list[Flake8Run], measure: str,
             notes.append(f"{measure}: {run.env} wrote to stderr: "
                          f"{run.stderr_first_line}")
             break
+
+
+def _pair_order(pair: int) -> tuple[str, str]:
+    """without/with, then with/without: a machine whose speed drifts during the
+    run favours neither side (the first run of each pair went to 'without')."""
+    return ("without", "with") if pair % 2 else ("with", "without")
+
+
+def _first(runs: list[Flake8Run], env: str) -> Flake8Run:
+    return next(run for run in runs if run.env == env)
 
 
 def _pair_values(runs: list[Flake8Run], metric) -> dict[str, float]:

@@ -69,7 +69,7 @@ def lint_source(
     rules = rules_for() if rules is None else rules
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
-    imports = ImportTable.from_ast(tree)
+    imports = ImportTable.from_ast(tree, source if shortcuts else None)
     if shortcuts:
         plan = prefilter.plan(source, tree, [rule.trigger_spec() for rule in rules], imports)
     else:

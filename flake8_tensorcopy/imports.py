@@ -9,11 +9,20 @@ import to the dotted name it stands for: ``import torch as th`` gives ``th -> to
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import libcst as cst
+
+
+# The statements that hold other statements; any other one is a leaf.
+_COMPOUND = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+    ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
+)
 
 
 def iter_statements(tree: ast.Module) -> Iterator[ast.stmt]:
@@ -22,8 +31,9 @@ def iter_statements(tree: ast.Module) -> Iterator[ast.stmt]:
     while stack:
         statement = stack.pop()
         yield statement
-        for block in reversed(list(child_blocks(statement))):
-            stack.extend(reversed(block))
+        if isinstance(statement, _COMPOUND):
+            for block in reversed(list(child_blocks(statement))):
+                stack.extend(reversed(block))
 
 
 def child_blocks(statement: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -39,6 +49,34 @@ def child_blocks(statement: ast.AST) -> Iterator[list[ast.stmt]]:
             yield block
 
 
+def _import_statements(block: list[ast.stmt], import_lines: list[int] | None) -> Iterator[ast.stmt]:
+    for statement in block:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            yield statement
+        elif isinstance(statement, _COMPOUND) and (
+            import_lines is None or _any_between(import_lines, statement.lineno, statement.end_lineno)
+        ):
+            for inner in child_blocks(statement):
+                yield from _import_statements(inner, import_lines)
+
+
+def _lines_saying_import(source: str) -> list[int]:
+    """The (sorted) numbers of the lines where ``import`` appears, in code or not."""
+    if "\r" in source:  # the lines ``ast`` counts
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    lines, line, counted = [], 1, 0
+    for match in re.finditer("import", source):
+        line += source.count("\n", counted, match.start())
+        counted = match.start()
+        lines.append(line)
+    return lines
+
+
+def _any_between(sorted_numbers: list[int], first: int, last: int) -> bool:
+    position = bisect.bisect_left(sorted_numbers, first)
+    return position < len(sorted_numbers) and sorted_numbers[position] <= last
+
+
 class ImportTable:
     """Local name -> dotted name, for every import anywhere in the file."""
 
@@ -46,9 +84,12 @@ class ImportTable:
         self.aliases = aliases
 
     @classmethod
-    def from_ast(cls, tree: ast.Module) -> ImportTable:
+    def from_ast(cls, tree: ast.Module, source: str | None = None) -> ImportTable:
+        """The table of ``tree``; with its ``source``, compound statements whose lines
+        never say ``import`` are not looked into."""
+        import_lines = None if source is None else _lines_saying_import(source)
         aliases: dict[str, str] = {}
-        for statement in iter_statements(tree):
+        for statement in _import_statements(tree.body, import_lines):
             if isinstance(statement, ast.Import):
                 for alias in statement.names:
                     if alias.asname:
@@ -56,7 +97,7 @@ class ImportTable:
                     else:
                         top = alias.name.partition(".")[0]
                         aliases[top] = top
-            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            elif statement.module and not statement.level:
                 for alias in statement.names:
                     if alias.name != "*":
                         aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
@@ -71,6 +112,15 @@ class ImportTable:
         if isinstance(node, cst.Attribute):
             base = self.qualify(node.value)
             return f"{base}.{node.attr.value}" if base else None
+        return None
+
+    def qualify_expression(self, node: ast.expr) -> str | None:
+        """:meth:`qualify` for flake8's ``ast`` nodes (the prefilter's gates)."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.qualify_expression(node.value)
+            return f"{base}.{node.attr}" if base else None
         return None
 
     def local_names(self, qualified: set[str]) -> set[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .gates import PARAMETER_ATTRIBUTES, TENSOR_ATTRIBUTES
 from .imports import ImportTable
 
 
@@ -108,14 +109,6 @@ _INDEX_METHODS = frozenset(
     logical_and logical_or logical_xor
     """.split()
 )
-# Attributes of a tensor that are tensors themselves.
-_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
-# Attributes that conventionally hold an nn.Parameter.
-PARAMETER_ATTRIBUTES = frozenset(
-    {"weight", "bias", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "in_proj_weight"}
-)
-PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})
-NAMED_PARAMETER_ITERATORS = frozenset({"named_parameters", "named_buffers"})
 
 
 def is_inplace_method(name: str) -> bool:
@@ -288,7 +281,7 @@ class Inference:
         attr = node.attr.value
         if attr == "grad":
             return TENSOR
-        if attr in _TENSOR_ATTRIBUTES:
+        if attr in TENSOR_ATTRIBUTES:
             receiver = node.value
             if self.info(receiver) or (
                 attr == "data"

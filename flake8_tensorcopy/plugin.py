@@ -47,7 +47,7 @@ class TensorCopyChecker:
 
     def _findings(self) -> list:
         source = "".join(self.lines)
-        imports = ImportTable.from_ast(self.tree)
+        imports = ImportTable.from_ast(self.tree, source)
         plan = prefilter.plan(source, self.tree, self.triggers, imports)
         reasons = list(plan.skipped)
         findings = []

@@ -5,9 +5,13 @@ about 80% to a flake8 run. Instead each rule declares trigger regexes: text that
 appear for the rule to report anything. They run over the source with comments and
 plain strings blanked out. A finding always lies in the innermost function enclosing
 the trigger match, and the analysis is function-local (see ``inference``), so only
-those functions are parsed. A match outside every function means the whole file.
+those functions are parsed. A match outside every function means the module-level code.
+A rule may add a gate (``gates.py``): a necessary condition checked on the ``ast`` of
+each function its triggers picked, e.g. "a ``torch.tensor(x)`` whose ``x`` could be known
+as a tensor".
 
-``tests/test_prefilter_exact.py`` proves on a real corpus that this loses no finding.
+``tests/test_prefilter_exact.py`` proves on a real corpus that this loses no finding,
+``tests/test_gates.py`` does for the gates on every kind of tensor evidence.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .gates import ArgumentGate, FunctionFacts
 from .imports import ImportTable, child_blocks
 from .limits import statements_of, unparsable_reason
 
@@ -47,6 +52,7 @@ class TriggerSpec:
     triggers: tuple[str, ...]
     trigger_imports: frozenset[str] = frozenset()
     enabled_by_default: bool = True
+    gate: ArgumentGate | None = None  # checked on a function the triggers picked
 
     def patterns(self, imports: ImportTable) -> list[re.Pattern[str]]:
         """The compiled triggers; local aliases of ``trigger_imports`` join the first."""
@@ -122,30 +128,48 @@ NOTHING = Plan(whole_file=False)
 def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: ImportTable) -> Plan:
     """The parts of ``source`` that can hold a finding of one of ``rules``."""
     source = normalise_newlines(source)
-    patterns = [rule.patterns(imports) for rule in rules]
+    triggered = [(rule.gate, rule.patterns(imports)) for rule in rules]
     # Triggers skip comments, so they match the raw text wherever they match the
     # blanked one: most files are done before paying for the blanking.
-    patterns = [p for p in patterns if all(pattern.search(source) for pattern in p)]
-    if not patterns:
+    triggered = [(gate, p) for gate, p in triggered if all(pattern.search(source) for pattern in p)]
+    triggered.sort(key=lambda rule: rule[0] is not None)  # a gate is moot where another rule parses
+    if not triggered:
         return NOTHING
     text = blank_comments_and_strings(source)
     index = _LineIndex(text)
     locator = _FunctionLocator(tree)
     functions: dict[tuple[int, int], ast.stmt] = {}
+    facts: dict[int, FunctionFacts] = {}  # id(function) -> facts, shared by the gates
     module_level = False
-    for primary, *secondary in patterns:
+    for gate, (primary, *secondary) in triggered:
+        callees = gate.spellings(imports) if gate else None
+        refused: set[int] = set()  # id() of the scopes this rule's gate refused
         position = 0
         while match := primary.search(text, position):
+            position = match.end()
+            if callees is not None and _identifier_at(text, match.start()) not in callees:
+                continue
             function = locator.innermost_function(index.line_of(match.start()))
+            scope = tree if function is None else function
+            if id(scope) in refused:
+                continue
             if function is None:
-                module_level = module_level or all(p.search(text) for p in secondary)
-                position = match.end()
+                if all(p.search(text) for p in secondary):
+                    if gate is None or gate.admits(_facts(facts, tree, imports)):
+                        module_level = True
+                    else:
+                        refused.add(id(tree))
                 continue
             span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
-            if all(p.search(text, start, end) for p in secondary):
+            if span not in functions and all(p.search(text, start, end) for p in secondary):
+                if gate is not None and not gate.admits(_facts(facts, function, imports)):
+                    # The gate judged this scope only, not the functions nested in it.
+                    refused.add(id(function))
+                    continue
                 functions[span] = function
-            position = max(end, match.end())
+            # Chosen, or a secondary trigger is missing from all of its text: done with it.
+            position = max(end, position)
     spans, skipped = [], []
     for span in _outermost(set(functions)):
         size = index.offset_of_line(span[1] + 1) - index.offset_of_line(span[0])
@@ -160,6 +184,23 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
         if reason:
             skipped.append(f"module-level code: {reason}")
     return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, skipped=tuple(skipped))
+
+
+def _identifier_at(text: str, offset: int) -> str:
+    """The whole word of ``text`` around ``offset`` (``FakeTensor`` for a match at ``ensor``)."""
+    start = end = offset
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
+
+
+def _facts(cache: dict[int, FunctionFacts], function: ast.stmt, imports: ImportTable) -> FunctionFacts:
+    found = cache.get(id(function))
+    if found is None:
+        found = cache[id(function)] = FunctionFacts(function, imports)
+    return found
 
 
 def whole_file_plan(source: str, tree: ast.Module) -> Plan:

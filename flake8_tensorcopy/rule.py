@@ -10,6 +10,7 @@ import libcst as cst
 
 from .imports import ImportTable
 from .inference import Inference
+from .gates import ArgumentGate  # noqa: F401 (re-exported for rules)
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
 
 
@@ -148,6 +149,8 @@ class Rule(cst.BatchableCSTVisitor):
     triggers: ClassVar[tuple[str, ...]]
     # Names whose import aliases also trigger the rule (``from copy import deepcopy as dc``).
     trigger_imports: ClassVar[frozenset[str]] = frozenset()
+    # A necessary condition checked on flake8's ast for each function the triggers pick.
+    gate: ClassVar[ArgumentGate | None] = None
     enabled_by_default: ClassVar[bool] = True
     flagged: ClassVar[Sequence[Example]] = ()
     clean: ClassVar[Sequence[str]] = ()
@@ -163,4 +166,4 @@ class Rule(cst.BatchableCSTVisitor):
 
     @classmethod
     def trigger_spec(cls) -> TriggerSpec:
-        return TriggerSpec(cls.code, cls.triggers, cls.trigger_imports, cls.enabled_by_default)
+        return TriggerSpec(cls.code, cls.triggers, cls.trigger_imports, cls.enabled_by_default, cls.gate)

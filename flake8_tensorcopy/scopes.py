@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .gates import NAMED_PARAMETER_ITERATORS, PARAMETER_ITERATORS
 from .inference import (
-    NAMED_PARAMETER_ITERATORS,
     PARAMETER,
-    PARAMETER_ITERATORS,
     annotation_info,
     bound_names,
     method_call,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..inference import PARAMETER_ATTRIBUTES, first_argument, keyword_argument, method_call, writes_in_place
+from ..gates import PARAMETER_ATTRIBUTES
+from ..inference import first_argument, keyword_argument, method_call, writes_in_place
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
+from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, word
 
 
 class DeepcopyTensor(Rule):
@@ -17,6 +17,7 @@ class DeepcopyTensor(Rule):
     )
     triggers = (rf"{word('deepcopy')}{WS}\(",)
     trigger_imports = frozenset({"copy.deepcopy"})
+    gate = ArgumentGate(frozenset({"copy.deepcopy"}), keyword="x")
     docs = RuleDocs(
         what="Flags `copy.deepcopy(t)` where `t` is known to be a tensor or an `nn.Parameter`.",
         why="On a non-leaf tensor (one with a `grad_fn`), even under `no_grad`, deepcopy raises "

@@ -5,15 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
+from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
 
 _LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool ComplexFloat ComplexDouble".split()
 _LEGACY_CONSTRUCTORS = frozenset(
     f"torch.{module}{kind}Tensor" for kind in _LEGACY_TYPES for module in ("", "cuda.")
 )
-# A first argument made only of numbers, brackets and commas cannot hold a tensor.
-_NUMBERS = r"(?>[\s,\[\]()+-]|\d[\w.]*|\.\d[\w.]*|True\b|False\b)*+"
-_NOT_NUMBERS_ONLY = rf"(?!{WS}(?:[-+\d.\[(]|True\b|False\b){_NUMBERS}(?:\)|[A-Za-z_]\w*{WS}=(?!=)))"
 
 
 class TensorFromTensor(Rule):
@@ -23,8 +20,13 @@ class TensorFromTensor(Rule):
         "torch.tensor(t) on a tensor warns and copies via a slow path; "
         "use t.detach().clone() (plus .requires_grad_(True) if needed)"
     )
-    triggers = (rf"(?:{word('tensor')}|Tensor|{word('new_tensor')}){WS}\({_NOT_NUMBERS_ONLY}",)
+    # Literal-first (see prefilter.word): tensor, new_tensor, Tensor and FloatTensor & co.;
+    # the gate then drops numbers, lists of numbers and anything not known as a tensor.
+    triggers = (
+        rf"ensor(?:(?<={word('tensor')})|(?<={word('new_tensor')})|(?<=Tensor)){WS}\(",
+    )
     trigger_imports = frozenset({"torch.tensor", "torch.Tensor"} | _LEGACY_CONSTRUCTORS)
+    gate = ArgumentGate(trigger_imports, frozenset({"new_tensor"}), keyword="data", elements=True)
     docs = RuleDocs(
         what="Flags `torch.tensor(t)`, `torch.Tensor(t)`, legacy typed constructors "
         "(`torch.FloatTensor(t)`, `torch.cuda.LongTensor(t)`, ...) and `x.new_tensor(t)` where "

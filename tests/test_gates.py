@@ -1,0 +1,122 @@
+"""The argument gates lose no finding: every way the inference can know a tensor, crossed
+with every gated callee and argument shape, gives the same findings with and without
+the shortcuts, and the gates do refuse the functions they exist to refuse.
+
+Per binding, one module holds a function for each call and argument shape (one call
+each, so that every gate decision is tested on its own); the bindings also run at
+module level.
+"""
+
+import ast
+import itertools
+
+import pytest
+
+from flake8_tensorcopy import prefilter
+from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.imports import ImportTable
+from flake8_tensorcopy.rules import ALL_RULES
+
+HEADER = (
+    "import copy\nimport numpy as np\nimport torch\nfrom typing import Optional\n"
+    "from copy import deepcopy as dc\nfrom torch import tensor as T\nimport torch as th\n"
+)
+# (signature, lines before the call, what happens to ``torch.tensor(t)``): "flagged"
+# (the inference knows t), "refused" (the gate keeps LibCST away) or "parsed" (the gate
+# over-approximates: parsed, not flagged). A last line ending in ":" opens a block.
+BINDINGS = [
+    ("t: torch.Tensor", [], "flagged"),
+    ("t: Optional[torch.Tensor] = None", [], "flagged"),
+    ("t: 'torch.Tensor'", [], "refused"),
+    ("t: th.nn.Parameter", [], "flagged"),
+    ("t: int", [], "refused"),
+    ("t", [], "refused"),
+    ("*t: torch.Tensor", [], "parsed"),
+    ("m", ["t = torch.ones(3)"], "flagged"),
+    ("m", ["t = m.weight.data"], "flagged"),
+    ("m", ["t = m.grad"], "flagged"),
+    ("m", ["t = np.ones(2)"], "refused"),
+    ("m", ["t = [1, 2]"], "refused"),
+    ("m", ["t, u = torch.ones(2), 1"], "refused"),
+    ("m", ["t: torch.Tensor = m"], "flagged"),
+    ("m", ["t: int = torch.ones(2)"], "flagged"),
+    ("m", ["u = torch.zeros(2)", "t = u * 2"], "flagged"),
+    ("m", ["u = torch.zeros(2)", "t = u.view(-1)"], "flagged"),
+    ("m", ["u = torch.zeros(2)", "t = u.tolist()"], "parsed"),
+    ("m", ["a = b = torch.ones(2)", "t = b"], "flagged"),
+    ("m", ["t = torch.ones(2) if m else torch.zeros(2)"], "flagged"),
+    ("m", ["t = torch.ones(2) if m else None"], "refused"),
+    ("m", ["t = u", "u = torch.ones(2)"], "parsed"),
+    ("m", ["for t in m.parameters():"], "flagged"),
+    ("m", ["for n, t in m.named_buffers():"], "flagged"),
+    ("m", ["for i, t in enumerate(m.parameters()):"], "flagged"),
+    ("m", ["for t in m.children():"], "refused"),
+    ("m", ["if (t := torch.ones(2)) is not None:"], "flagged"),
+    ("m", ["with torch.no_grad() as t:"], "refused"),
+    ("m", ["t = torch.ones(2)", "del t"], "parsed"),
+    ("m", ["t = torch.ones(2)", "if not isinstance(t, torch.Tensor):"], "parsed"),
+    ("m", ["import torch as t"], "refused"),
+    ("t: torch.Tensor", ["def inner():"], "refused"),  # a nested function sees none of these
+    ("m", ["def inner(t: torch.Tensor):", "    pass"], "refused"),
+]
+CALLS = [
+    "torch.tensor({})", "th.tensor(data={})", "T({})", "torch.Tensor({})", "torch.cuda.LongTensor({})",
+    "m.new_tensor({})", "copy.deepcopy({})", "copy.deepcopy(x={})", "dc({})", "torch.tensor([{}, 1])",
+    "torch.tensor((*({}),))", "np.tensor({})", "lambda: torch.tensor({})",
+]
+ARGUMENTS = [
+    "t", "t * 2", "2 + t", "t[0]", "t.T", "t.real", "t.sum()", "t.add_(1)", "-t", "not t", "t > 0", "t in m",
+    "t if m else t", "t if m else 0", "(u := t)", "t.tolist()", "t.shape", "[t]", "m.weight.data", "m.data",
+    "m.grad", "torch.ones(2)", "th.nn.functional.relu(m)", "np.ones(2)", "1.0", "m.x",
+]
+
+
+def function_source(number: int, signature: str, before: list[str], call: str) -> str:
+    lines = [f"def f{number}({signature}):", *(f"    {line}" for line in before)]
+    indent = "        " if before and before[-1].endswith(":") else "    "
+    return "\n".join([*lines, f"{indent}return {call}"]) + "\n"
+
+
+def module_source(before: list[str], call: str) -> str:
+    indent = "    " if before and before[-1].endswith(":") else ""
+    return HEADER + "\n".join([*before, f"{indent}result = {call}"]) + "\n"
+
+
+GATED = [rule for rule in ALL_RULES if rule.gate is not None]
+
+
+def test_gates_are_declared():
+    assert {rule.code for rule in GATED} == {"TCP003", "TCP005"}
+
+
+def _binding_id(binding) -> str:
+    return "; ".join([binding[0], *binding[1]])
+
+
+@pytest.mark.parametrize("binding", BINDINGS, ids=_binding_id)
+def test_functions_lose_no_finding(binding):
+    signature, before, bare_t = binding
+    cases = list(itertools.product(CALLS, ARGUMENTS))
+    functions = [function_source(n, signature, before, call.format(argument)) for n, (call, argument) in enumerate(cases)]
+    source = HEADER + "\n".join(functions)
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    # And for the plain ``torch.tensor(t)``, the gate does what BINDINGS says.
+    tree = ast.parse(source)
+    function = tree.body[len(ast.parse(HEADER).body) + cases.index(("torch.tensor({})", "t"))]
+    plan = prefilter.plan(source, tree, [rule.trigger_spec() for rule in GATED], ImportTable.from_ast(tree, source))
+    parsed = any(start <= function.lineno <= end for start, end in plan.spans)
+    flagged = any(function.lineno <= f.line <= function.end_lineno and f.code == "TCP005" for f in whole)
+    assert {"flagged": (True, True), "parsed": (True, False), "refused": (False, False)}[bare_t] == (parsed, flagged)
+
+
+# At module level (no parameters, no nested functions) with fewer argument shapes.
+MODULE_BINDINGS = [before for signature, before, _ in BINDINGS if signature == "m" and "def" not in before[0]]
+MODULE_ARGUMENTS = ["t", "t.sum()", "m.grad", "1.0"]
+
+
+@pytest.mark.parametrize("before", MODULE_BINDINGS, ids="; ".join)
+def test_module_level_loses_no_finding(before):
+    for call, argument in itertools.product(CALLS, MODULE_ARGUMENTS):
+        source = module_source(before, call.format(argument))
+        assert lint_source(source, rules=GATED, shortcuts=True) == lint_source(source, rules=GATED, shortcuts=False)
