@@ -79,7 +79,9 @@ def _measure_rows(results: dict):
 
 def _row(label: str, values: dict, unit: str, target: dict | None) -> str:
     without, with_ = values["without"], values["with"]
-    ratio = with_ / without
+    # A target's verdict is on its own ratio (for timings: the median of the
+    # per-pair ratios, which the ratio of the medians can differ from).
+    ratio = target["ratio"] if target else with_ / without
     cells = (f"{label:<32}{_fmt(without, unit):>11}{_fmt(with_, unit):>11}"
              f"{_fmt(with_ - without, unit, sign='+'):>11}{ratio:>8.3f}")
     if target is None:
