@@ -155,7 +155,7 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
                 continue
             if function is None:
                 if all(p.search(text) for p in secondary):
-                    if gate is None or gate.admits(_facts(facts, tree, imports)):
+                    if gate is None or _admits(gate, facts, tree, imports):
                         module_level = True
                     else:
                         refused.add(id(tree))
@@ -163,7 +163,7 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
             span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
             if span not in functions and all(p.search(text, start, end) for p in secondary):
-                if gate is not None and not gate.admits(_facts(facts, function, imports)):
+                if gate is not None and not _admits(gate, facts, function, imports):
                     # The gate judged this scope only, not the functions nested in it.
                     refused.add(id(function))
                     continue
@@ -196,11 +196,15 @@ def _identifier_at(text: str, offset: int) -> str:
     return text[start:end]
 
 
-def _facts(cache: dict[int, FunctionFacts], function: ast.stmt, imports: ImportTable) -> FunctionFacts:
-    found = cache.get(id(function))
-    if found is None:
-        found = cache[id(function)] = FunctionFacts(function, imports)
-    return found
+def _admits(gate: ArgumentGate, cache: dict[int, FunctionFacts], scope: ast.AST, imports: ImportTable) -> bool:
+    """The gate's verdict on ``scope``; ``cache`` keeps each scope's facts for every gate."""
+    try:
+        facts = cache.get(id(scope))
+        if facts is None:
+            facts = cache[id(scope)] = FunctionFacts(scope, imports)
+        return gate.admits(facts)
+    except RecursionError:  # an expression too deep to judge: the parse's limits will say so
+        return True
 
 
 def whole_file_plan(source: str, tree: ast.Module) -> Plan:

@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from flake8_tensorcopy import prefilter
-from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.engine import AnalysisError, lint_source
 from flake8_tensorcopy.imports import ImportTable
 from flake8_tensorcopy.rules import ALL_RULES
 
@@ -120,3 +120,16 @@ def test_module_level_loses_no_finding(before):
     for call, argument in itertools.product(CALLS, MODULE_ARGUMENTS):
         source = module_source(before, call.format(argument))
         assert lint_source(source, rules=GATED, shortcuts=True) == lint_source(source, rules=GATED, shortcuts=False)
+
+
+def test_an_expression_too_deep_to_judge_costs_only_its_function():
+    # Deeper than Python's recursion limit, not than its parser's: the gate cannot judge
+    # it, so the function goes to the parse, whose limits refuse it with a reason.
+    deep = " + ".join(["t"] * 1_500)
+    source = (
+        f"import torch\ndef f(t: torch.Tensor):\n    u = {deep}\n    return torch.tensor(u)\n\n"
+        "def g(t: torch.Tensor):\n    return torch.tensor(t)\n"
+    )
+    with pytest.raises(AnalysisError, match="lines 2-4: line 3: an expression nested 1501 deep") as raised:
+        lint_source(source, rules=GATED)
+    assert [(f.line, f.code) for f in raised.value.findings] == [(7, "TCP005")]
