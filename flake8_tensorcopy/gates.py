@@ -9,10 +9,11 @@ inference *could* judge a tensor? If not, the function is not parsed with LibCST
 that rule.
 
 The gate over-approximates ``Inference.info``: wherever the inference could find
-evidence, the gate answers yes (a name counts when the function binds it anywhere or
-annotates a parameter of that name, whatever the value). Both read the evidence
-vocabulary below, and ``tests/test_gates.py`` plus ``tests/test_prefilter_exact.py``
-check that the gate loses no finding.
+evidence, the gate answers yes. A name counts when the scope binds it anywhere (in any
+order, on any path) to something that could be a tensor, annotates it with anything
+under ``torch``, or loops it over parameters. Both read the evidence vocabulary below,
+and ``tests/test_gates.py`` plus ``tests/test_prefilter_exact.py`` check that the gate
+loses no finding.
 """
 
 from __future__ import annotations
