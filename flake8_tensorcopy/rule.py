@@ -8,9 +8,9 @@ from typing import ClassVar
 
 import libcst as cst
 
+from .gates import ArgumentGate  # noqa: F401 (re-exported for rules)
 from .imports import ImportTable
 from .inference import Inference
-from .gates import ArgumentGate  # noqa: F401 (re-exported for rules)
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
 
 
