@@ -22,7 +22,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .imports import ImportTable
+from .imports import FUNCTION_DEFS, ImportTable
 
 # Attributes of a tensor that are tensors themselves (``x.T``, ``x.data``).
 TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
@@ -36,7 +36,6 @@ NAMED_PARAMETER_ITERATORS = frozenset({"named_parameters", "named_buffers"})
 # Every torch function the inference knows returns a tensor is qualified under this.
 _TORCH = "torch."
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
@@ -98,8 +97,8 @@ def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, _FUNCTIONS))
-            elif isinstance(value, ast.AST) and not isinstance(value, _FUNCTIONS):
+                stack.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, FUNCTION_DEFS))
+            elif isinstance(value, ast.AST) and not isinstance(value, FUNCTION_DEFS):
                 stack.append(value)
 
 

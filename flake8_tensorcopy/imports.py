@@ -11,27 +11,29 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import libcst as cst
 
 
+FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # The statements that hold other statements; any other one is a leaf.
 _COMPOUND = (
-    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+    *FUNCTION_DEFS, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
     ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
 )
 
 
-def iter_statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Every statement of the module at any depth, without visiting expressions."""
+def iter_statements(tree: ast.Module, into: Callable[[ast.stmt], bool] | None = None) -> Iterator[ast.stmt]:
+    """Every statement of the module at any depth, in source order, without visiting
+    expressions; with ``into``, only the compound statements it accepts are looked into."""
     stack: list[ast.stmt] = list(reversed(tree.body))
     while stack:
         statement = stack.pop()
         yield statement
-        if isinstance(statement, _COMPOUND):
+        if isinstance(statement, _COMPOUND) and (into is None or into(statement)):
             for block in reversed(list(child_blocks(statement))):
                 stack.extend(reversed(block))
 
@@ -47,17 +49,6 @@ def child_blocks(statement: ast.AST) -> Iterator[list[ast.stmt]]:
         block = getattr(statement, field, None)
         if block:
             yield block
-
-
-def _import_statements(block: list[ast.stmt], import_lines: list[int] | None) -> Iterator[ast.stmt]:
-    for statement in block:
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            yield statement
-        elif isinstance(statement, _COMPOUND) and (
-            import_lines is None or _any_between(import_lines, statement.lineno, statement.end_lineno)
-        ):
-            for inner in child_blocks(statement):
-                yield from _import_statements(inner, import_lines)
 
 
 def _lines_saying_import(source: str) -> list[int]:
@@ -88,8 +79,12 @@ class ImportTable:
         """The table of ``tree``; with its ``source``, compound statements whose lines
         never say ``import`` are not looked into."""
         import_lines = None if source is None else _lines_saying_import(source)
+
+        def says_import(statement: ast.stmt) -> bool:
+            return import_lines is None or _any_between(import_lines, statement.lineno, statement.end_lineno)
+
         aliases: dict[str, str] = {}
-        for statement in _import_statements(tree.body, import_lines):
+        for statement in iter_statements(tree, into=says_import):
             if isinstance(statement, ast.Import):
                 for alias in statement.names:
                     if alias.asname:
@@ -97,7 +92,7 @@ class ImportTable:
                     else:
                         top = alias.name.partition(".")[0]
                         aliases[top] = top
-            elif statement.module and not statement.level:
+            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
                 for alias in statement.names:
                     if alias.name != "*":
                         aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"

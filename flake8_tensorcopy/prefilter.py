@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .gates import ArgumentGate, FunctionFacts
-from .imports import ImportTable, child_blocks
+from .imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .limits import statements_of, unparsable_reason
 
 # What may sit between two tokens of one expression: spaces, newlines inside brackets,
@@ -214,8 +214,8 @@ def whole_file_plan(source: str, tree: ast.Module) -> Plan:
 
 def _module_level(source: str, tree: ast.Module, index: _LineIndex):
     """Stand-ins for the outermost functions, or why module-level code can't be parsed."""
-    statements = list(_outside_functions(tree.body))
-    functions = [s for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    statements = list(iter_statements(tree, into=lambda statement: not isinstance(statement, FUNCTION_DEFS)))
+    functions = [s for s in statements if isinstance(s, FUNCTION_DEFS)]
     stand_ins, size, lines = [], len(source), source.split("\n")
     for function in functions:
         first = statement_start(function)
@@ -223,18 +223,9 @@ def _module_level(source: str, tree: ast.Module, index: _LineIndex):
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         stand_ins.append((first, function.end_lineno, f"{indent}{function.name} = None"))
         size -= index.offset_of_line(function.end_lineno + 1) - index.offset_of_line(first)
-    outside = [s for s in statements if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    outside = [s for s in statements if not isinstance(s, FUNCTION_DEFS)]
     reason = unparsable_reason(outside, size)
     return (None, reason) if reason else (tuple(stand_ins), None)
-
-
-def _outside_functions(block: list[ast.stmt]):
-    """The statements outside every function, and the outermost functions, in source order."""
-    for statement in block:
-        yield statement
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for inner in child_blocks(statement):
-                yield from _outside_functions(inner)
 
 
 def normalise_newlines(source: str) -> str:
@@ -291,7 +282,7 @@ class _FunctionLocator:
         found = None
         statement = _containing(self.tree.body, self._module_starts, line)
         while statement is not None:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(statement, FUNCTION_DEFS):
                 found = statement
             children = self._children.get(id(statement))
             if children is None:
