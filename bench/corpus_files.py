@@ -46,7 +46,7 @@ class Corpus:
 
 
 def load_corpus(path: str | None, limit: int | None) -> Corpus:
-    root, label = (Path(path), "custom") if path else _torch_package()
+    root, label = (Path(path), "custom") if path else torch_package()
     root = root.resolve()
     if not root.is_dir():
         raise SystemExit(f"corpus directory not found: {root}")
@@ -72,7 +72,7 @@ def warm_page_cache(files) -> None:
         path.read_bytes()
 
 
-def _torch_package() -> tuple[Path, str]:
+def torch_package() -> tuple[Path, str]:
     # find_spec on a top-level package locates it without importing it.
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:

@@ -290,7 +290,7 @@ def measure_import_floor(venv: Venv, pairs: int, workdir: Path) -> float:
     codes = {"bare": "pass", "libcst": "import libcst"}
     walls: dict[str, list[float]] = {"bare": [], "libcst": []}
     for pair in range(1, pairs + 1):
-        for name in (("bare", "libcst") if pair % 2 else ("libcst", "bare")):
+        for name in _pair_order(pair, ("bare", "libcst")):
             stats = run_measured([str(venv.python), "-I", "-c", codes[name]],
                                  cwd=workdir, stdout=workdir / "floor.out",
                                  stderr=workdir / "floor.err")
@@ -442,10 +442,11 @@ def _check_same_findings(runs: list[Flake8Run], measure: str,
             break
 
 
-def _pair_order(pair: int) -> tuple[str, str]:
+def _pair_order(pair: int, names: tuple[str, str] = ("without", "with")
+                ) -> tuple[str, str]:
     """without/with, then with/without: a machine whose speed drifts during the
     run favours neither side (the first run of each pair went to 'without')."""
-    return ("without", "with") if pair % 2 else ("with", "without")
+    return names if pair % 2 else names[::-1]
 
 
 def _first(runs: list[Flake8Run], env: str) -> Flake8Run:

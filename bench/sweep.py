@@ -29,7 +29,6 @@ goes on. Prints a table; --json writes every figure and every problem file.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import queue
@@ -44,6 +43,8 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+from corpus_files import torch_package
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "flake8-tensorcopy-sweep")
 DEFAULT_PROJECTS = "timm,torchmetrics,pytorch-lightning,accelerate,peft,torch-geometric"
@@ -51,13 +52,6 @@ SLOW_SECONDS = 5.0  # a file slower than this is listed (the goal: "a few second
 
 
 # -- corpus ----------------------------------------------------------------------------
-def torch_root() -> Path:
-    spec = importlib.util.find_spec("torch")
-    if spec is None or spec.origin is None:
-        raise SystemExit("torch is not installed")
-    return Path(spec.origin).parent
-
-
 def fetch_project(name: str) -> Path:
     """The unpacked sources of the newest ``name`` on the index (downloaded once)."""
     downloads = CACHE / "downloads" / name
@@ -352,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     sources: dict[str, Path] = {}
     if not args.no_torch:
-        sources["torch"] = torch_root()
+        sources["torch"] = torch_package()[0]
     for name in filter(None, (p.strip() for p in args.projects.split(","))):
         print(f"fetching {name} ...", file=sys.stderr, flush=True)
         sources[name] = fetch_project(name)
