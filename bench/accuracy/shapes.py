@@ -1,0 +1,618 @@
+"""Every occurrence of each rule's syntactic shape, found with the stdlib `ast` alone.
+
+A shape is what a rule's hazard looks like before any judgement: every `copy.deepcopy(...)`
+for TCP003, every `torch.tensor(X)` for TCP005, and so on. Labelling every occurrence
+(hazard or look-alike) is what makes recall measurable. Nothing here infers types or
+imports the plugin: the shapes must not inherit the plugin's blind spots.
+
+    python3 bench/accuracy/shapes.py candidates     # writes candidates.csv, refreshes labels.csv's auto rows
+
+`candidates` also runs the plugin on every file and adds a `finding-only` row for each
+finding that no shape row of its code covers (those are shapes this module missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+
+import corpus
+import findings
+import labels
+from statements import statement_line, statement_starts
+
+# Tensor methods (and attributes) whose result shares memory with the receiver.
+VIEW_METHODS = frozenset(
+    """
+    view view_as expand expand_as t transpose permute squeeze unsqueeze narrow select unfold
+    diagonal as_strided unflatten movedim moveaxis swapaxes swapdims
+    """.split()
+)
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+# Conversions that return the receiver itself when nothing needs converting.
+CONVERSION_METHODS = frozenset(
+    """
+    to cpu cuda float double half bfloat16 int long short bool byte char type contiguous
+    reshape reshape_as flatten
+    """.split()
+)
+# Trailing-underscore methods that change flags, not tensor values.
+NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
+TENSOR_CONSTRUCTOR = re.compile(r"torch\.(?:tensor|Tensor|(?:cuda\.)?[A-Z][A-Za-z0-9]*Tensor)")
+# Calls whose result still aliases a state_dict's tensors.
+ALIASING_WRAPPERS = frozenset({"dict", "OrderedDict", "collections.OrderedDict", "copy.copy"})
+ALIASING_METHODS = frozenset({"copy", "items", "values"})
+# Expressions that hold a state_dict without copying it.
+CONTAINERS = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Starred, ast.IfExp, ast.ListComp, ast.DictComp)
+ACCUMULATING_METHODS = frozenset({"append", "extend", "insert"})
+# An accumulated value ending in one of these is a plain number or array, never a graph.
+PLAIN_METHODS = frozenset({"item", "tolist", "numpy", "size", "numel", "dim"})
+PLAIN_FUNCTIONS = frozenset({"float", "int", "bool", "len", "round", "str"})
+PLAIN_ATTRIBUTES = frozenset({"shape", "ndim"})
+# Rows that need no judgement, and why: their label is `none` by construction.
+AUTO_REASONS = {
+    "literal": "TCP005 data that is a literal (numbers, strings, containers of them, range) or a size",
+    "not-tensor": "TCP005 data that is a number, a size or a numpy array (.item(), .numpy(), len(), np.*(...)); "
+    "TCP001 `E.data = v` with v a constant or a list/tuple/set/dict display (a tensor's .data would raise), "
+    "and `E.data[\"key\"] = v` (a string indexes a mapping, never a tensor)",
+    "basic-index": "TCP007 on an index of integers, slices, ... and None only (directly or through a name "
+    "bound to it): a view, never a copy",
+    "state-dict": "TCP003 of a state_dict() call: a dict, the copy TCP008 recommends",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Occurrence:
+    line: int  # first line of the innermost statement holding it
+    shape: str  # TCP001 ... TCP009
+    auto: str = ""  # why it needs no judgement (see AUTO_REASONS); empty when it must be labelled
+
+
+def occurrences(source: str) -> list[Occurrence]:
+    """Every shape occurrence in ``source``, one per (statement, shape); raises SyntaxError."""
+    tree = ast.parse(source)
+    finder = ShapeFinder(tree)
+    finder.visit(tree)
+    finder.close_scope()
+    starts = statement_starts(tree)
+    merged: dict[tuple[int, str], list[str]] = {}
+    for node, shape, auto in finder.found:
+        merged.setdefault((statement_line(starts, node.lineno), shape), []).append(auto)
+    # Auto only when every occurrence merged into the row is.
+    return sorted(
+        Occurrence(line, shape, autos[0] if all(autos) else "") for (line, shape), autos in merged.items()
+    )
+
+
+# --- expressions --------------------------------------------------------------------------
+
+
+def import_aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> what it imports, from every import in the file (flow-insensitive)."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.partition(".")[0]
+                aliases[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and (base := dotted_name(node.value)):
+        return f"{base}.{node.attr}"
+    return None
+
+
+def method_name(node: ast.AST) -> str | None:
+    """``m`` for a call ``E.m(...)``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return None
+
+
+def writes_in_place(method: str | None) -> bool:
+    return (
+        method is not None and method.endswith("_") and not method.endswith("__")
+        and not method.startswith("_") and method not in NON_WRITING_INPLACE
+    )
+
+
+def peel_views(node: ast.expr) -> ast.expr:
+    """What a chain of indexing and view methods starts from: ``x.detach()`` in ``x.detach()[0].view(-1)``.
+
+    A string key stops the chain: ``out["hm"]`` is an item of a dict, not a view of ``out``.
+    """
+    while True:
+        if isinstance(node, ast.Subscript) and not is_key_lookup(node):
+            node = node.value
+        elif isinstance(node, ast.Attribute) and node.attr in VIEW_ATTRIBUTES:
+            node = node.value
+        elif method_name(node) in VIEW_METHODS:
+            node = node.func.value
+        else:
+            return node
+
+
+def source_kind(node: ast.expr) -> str | None:
+    """The shape a write into ``node`` (or into a name bound to it) has, by where it comes from."""
+    origin = peel_views(node)
+    if isinstance(origin, ast.Attribute) and origin.attr == "data":
+        return "TCP001"
+    method = method_name(origin)
+    if method == "detach":
+        return "TCP004"
+    if method in CONVERSION_METHODS:
+        return "TCP006"
+    return None
+
+
+def binding_shape(value: ast.expr | None) -> tuple[str | None, str]:
+    """The shape (and auto reason) a later in-place write through a name bound to ``value`` would have."""
+    if value is None:
+        return None, ""
+    kind = source_kind(value)
+    if kind in ("TCP004", "TCP006"):
+        return kind, ""
+    if isinstance(value, ast.Subscript) and not is_key_lookup(value):
+        return "TCP007", "basic-index" if is_basic_index(value.slice) else ""
+    return None, ""
+
+
+def is_key_lookup(node: ast.Subscript) -> bool:
+    """``state["exp_avg"]``: a string indexes a dict, never a tensor."""
+    return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+
+
+def is_basic_index(index: ast.expr) -> bool:
+    """Integers, slices, ``...`` and ``None`` only: a view of a tensor (or an item of a list), never a copy."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return all(isinstance(part, ast.Slice) or _is_basic_constant(part) for part in parts)
+
+
+def _is_basic_constant(node: ast.expr) -> bool:
+    """``3``, ``-1``, ``None``, ``...`` (``True`` is a bool index: advanced)."""
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis or type(node.value) is int)
+
+
+def mentions_loss(node: ast.AST) -> bool:
+    return any(
+        (isinstance(part, ast.Name) and "loss" in part.id.lower())
+        or (isinstance(part, ast.Attribute) and "loss" in part.attr.lower())
+        for part in ast.walk(node)
+    )
+
+
+def is_literal(node: ast.AST) -> bool:
+    """Numbers, strings, containers and comprehensions of them, ``range(...)``, ``[0] * n``."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return is_literal(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(is_literal(element) for element in node.elts)
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Mult) and isinstance(node.left, (ast.List, ast.Tuple)):
+            return is_literal(node.left)  # a literal list repeated stays a list of literals
+        return is_literal(node.left) and is_literal(node.right)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return _literal_comprehension(node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id == "range":
+            return True
+        return node.func.id in ("list", "tuple") and len(node.args) == 1 and is_literal(node.args[0])
+    return False
+
+
+def _literal_comprehension(node: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> bool:
+    targets = {name.id for generator in node.generators for name in ast.walk(generator.target)
+               if isinstance(name, ast.Name)}
+    element_is_plain = is_literal(node.elt) or all(
+        isinstance(part, ast.Name) and part.id in targets
+        for part in ast.walk(node.elt) if isinstance(part, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
+    )
+    return element_is_plain and all(is_literal(generator.iter) for generator in node.generators)
+
+
+def is_display(node: ast.expr | None) -> bool:
+    """A constant, or a list, tuple, set or dict built in place (or by a comprehension): never a tensor."""
+    displays = (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+    return isinstance(node, displays)
+
+
+def is_size_arguments(call: ast.Call) -> bool:
+    """``torch.Tensor(3, 4)``, ``torch.FloatTensor(n, d)``, ``torch.Tensor(*shape)``: a size, not data."""
+    return len(call.args) >= 2 or any(isinstance(argument, ast.Starred) for argument in call.args)
+
+
+def is_plain_value(node: ast.expr) -> bool:
+    """A value that cannot hold an autograd graph: a literal, ``x.item()``, ``float(x)``, ``len(x)``..."""
+    if is_literal(node):
+        return True
+    if isinstance(node, ast.Attribute) and node.attr in PLAIN_ATTRIBUTES:
+        return True
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+        return node.value.attr in PLAIN_ATTRIBUTES
+    if method_name(node) in PLAIN_METHODS:
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PLAIN_FUNCTIONS
+
+
+def added_terms(node: ast.expr) -> list[ast.expr]:
+    """The terms of ``a + b + c``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return added_terms(node.left) + added_terms(node.right)
+    return [node]
+
+
+# --- the walk ---------------------------------------------------------------------------
+
+
+@dataclass
+class Scope:
+    """One function (or the module): name bindings and writes are matched within it."""
+
+    loops: int = 0
+    backward: bool = False
+    # name -> [(where the binding takes effect, (shape, auto reason) of writes through it)]
+    bindings: dict[str, list[tuple[tuple[int, int], tuple[str | None, str]]]] = field(default_factory=dict)
+    name_writes: list[tuple[str, ast.AST, str]] = field(default_factory=list)  # (name, node, form)
+    accumulations: list[tuple[ast.AST, ast.expr]] = field(default_factory=list)  # (node, value)
+
+
+def position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def end_position(node: ast.AST) -> tuple[int, int]:
+    """Where a binding takes effect: after everything it evaluates (``y = y.add_(1)`` writes the old y)."""
+    return node.end_lineno, node.end_col_offset
+
+
+class ShapeFinder(ast.NodeVisitor):
+    def __init__(self, tree: ast.Module) -> None:
+        self.aliases = import_aliases(tree)
+        self.parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+        self.scopes = [Scope()]
+        self.found: list[tuple[ast.AST, str, str]] = []  # (node, shape, auto)
+
+    @property
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    def add(self, node: ast.AST, shape: str, auto: str = "") -> None:
+        self.found.append((node, shape, auto))
+
+    def qualified(self, node: ast.AST) -> str | None:
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, dot, rest = name.partition(".")
+        return self.aliases.get(head, head) + dot + rest
+
+    # Scopes and loops.
+
+    def visit_scope(self, node: ast.AST) -> None:
+        self.scopes.append(Scope())
+        self.generic_visit(node)
+        self.close_scope()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_scope
+
+    def close_scope(self) -> None:
+        """Match the scope's name writes to the bindings before them, and keep the accumulations
+        of a scope that trains (calls .backward) or that accumulate something named like a loss."""
+        scope = self.scopes.pop()
+        for name, node, form in scope.name_writes:
+            earlier = [shape for at, shape in scope.bindings.get(name, ()) if at < position(node)]
+            kind, auto = earlier[-1] if earlier else (None, "")
+            if kind in ("TCP004", "TCP006") or (kind == "TCP007" and form == "method"):
+                self.add(node, kind, auto)
+        for node, value in scope.accumulations:
+            if scope.backward or mentions_loss(value):
+                self.add(node, "TCP009")
+
+    def visit_loop(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
+        for header in ("target", "iter", "test"):
+            if (part := getattr(node, header, None)) is not None:
+                self.visit(part)
+        self.scope.loops += 1
+        for statement in node.body:
+            self.visit(statement)
+        self.scope.loops -= 1
+        for statement in node.orelse:
+            self.visit(statement)
+
+    visit_While = visit_loop
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.rebind_targets(node.target)  # a loop variable shadows what the name held
+        self.visit_loop(node)
+
+    visit_AsyncFor = visit_For
+
+    # Statements that write or bind.
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self.assigned(target, node.value, node)
+        self.accumulated_by_rebinding(node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assigned(node.target, node.value, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, ast.Attribute) and target.attr == "data":
+            self.add(node, "TCP001")
+        elif isinstance(target, ast.Subscript):
+            self.item_written(target, node)
+        elif isinstance(target, ast.Name):
+            self.scope.name_writes.append((target.id, node, "augmented"))
+        if isinstance(node.op, ast.Add) and self.scope.loops and not is_plain_value(node.value):
+            self.scope.accumulations.append((node, node.value))
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.bind(node.target.id, node.value, end_position(node))
+        self.generic_visit(node)
+
+    def assigned(self, target: ast.expr, value: ast.expr | None, statement: ast.stmt) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            if values is not None and len(values) != len(target.elts):
+                values = None
+            for index, element in enumerate(target.elts):
+                self.assigned(element, values[index] if values else None, statement)
+        elif isinstance(target, ast.Starred):
+            self.assigned(target.value, None, statement)
+        elif isinstance(target, ast.Name):
+            self.bind(target.id, value, end_position(statement))
+        elif isinstance(target, ast.Attribute) and target.attr == "data":
+            self.add(statement, "TCP001", "not-tensor" if is_display(value) else "")
+        elif isinstance(target, ast.Subscript):
+            self.item_written(target, statement)
+            if self.scope.loops and value is not None and mentions_loss(value) and not is_plain_value(value):
+                self.scope.accumulations.append((statement, value))
+
+    def bind(self, name: str, value: ast.expr | None, at: tuple[int, int]) -> None:
+        self.scope.bindings.setdefault(name, []).append((at, binding_shape(value)))
+
+    def item_written(self, target: ast.Subscript, statement: ast.AST) -> None:
+        """``E[...] = v`` / ``E[...] op= v`` writes into E: its shape depends on where E comes from."""
+        kind = source_kind(target.value)
+        if is_key_lookup(target):
+            # ``batch["labels"] = y`` writes a mapping, not a tensor; for ``g.data["feat"] = v``
+            # the TCP001 shape still holds, with its answer known.
+            if kind == "TCP001":
+                self.add(statement, kind, "not-tensor")
+        elif kind is not None:
+            self.add(statement, kind)
+        elif isinstance(origin := peel_views(target.value), ast.Name):
+            self.scope.name_writes.append((origin.id, statement, "item"))
+
+    def accumulated_by_rebinding(self, node: ast.Assign) -> None:
+        """``total = total + v`` in a loop."""
+        if not self.scope.loops or len(node.targets) != 1:
+            return
+        holder = ast.unparse(node.targets[0])  # unparse, not dump: the target's ctx is Store
+        terms = added_terms(node.value)
+        rest = [term for term in terms if ast.unparse(term) != holder]
+        if len(terms) > 1 and len(rest) < len(terms) and not all(is_plain_value(term) for term in rest):
+            self.scope.accumulations.append((node, node.value))
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if node.optional_vars is not None:
+            self.rebind_targets(node.optional_vars)
+        self.generic_visit(node)
+
+    def rebind_targets(self, target: ast.expr) -> None:
+        for name in ast.walk(target):
+            if isinstance(name, ast.Name):
+                self.bind(name.id, None, end_position(target))
+
+    # Calls.
+
+    def visit_Call(self, node: ast.Call) -> None:
+        method = method_name(node)
+        if method == "backward":
+            self.scope.backward = True
+        if writes_in_place(method):
+            self.method_writes(node)
+        if method == "detach" and self.is_clone(node.func.value):
+            self.add(node, "TCP002")
+        if method == "state_dict" and self.is_stored(node):
+            self.add(self.statement_of(node), "TCP008")
+        if method in ACCUMULATING_METHODS and self.scope.loops and node.args:
+            value = node.args[-1]
+            if not is_plain_value(value):
+                self.scope.accumulations.append((node, value))
+        self.function_call(node)
+        self.generic_visit(node)
+
+    def method_writes(self, node: ast.Call) -> None:
+        receiver = node.func.value
+        kind = source_kind(receiver)
+        if kind is not None:
+            self.add(node, kind)
+        if isinstance(receiver, ast.Subscript) and not is_key_lookup(receiver):
+            self.add(node, "TCP007", "basic-index" if is_basic_index(receiver.slice) else "")
+        if isinstance(origin := peel_views(receiver), ast.Name):  # y[0].zero_() writes y too
+            self.scope.name_writes.append((origin.id, node, "method"))
+
+    def is_clone(self, node: ast.expr) -> bool:
+        return method_name(node) == "clone" or (
+            isinstance(node, ast.Call) and self.qualified(node.func) == "torch.clone"
+        )
+
+    def function_call(self, node: ast.Call) -> None:
+        name = self.qualified(node.func)
+        if name in ("copy.deepcopy", "deepcopy"):
+            # The recommended copy of a state_dict (TCP008's fix): a dict, never a tensor.
+            copies_state = bool(node.args) and method_name(node.args[0]) == "state_dict"
+            self.add(node, "TCP003", "state-dict" if copies_state else "")
+        data = self.tensor_data(node, name)
+        if data is not None:
+            self.add(node, "TCP005", self.data_kind(node, name, data))
+        if name is not None and self.is_init(name):
+            if any(self.through_data(argument) for argument in [*node.args, *(k.value for k in node.keywords)]):
+                self.add(node, "TCP001")
+        if any(keyword.arg == "out" and self.through_data(keyword.value) for keyword in node.keywords):
+            self.add(node, "TCP001")
+
+    @staticmethod
+    def tensor_data(node: ast.Call, name: str | None) -> ast.expr | None:
+        """The data argument of ``torch.tensor(X)``, ``torch.FloatTensor(X)``, ``E.new_tensor(X)``."""
+        is_constructor = name is not None and TENSOR_CONSTRUCTOR.fullmatch(name)
+        if not (is_constructor or method_name(node) == "new_tensor"):
+            return None
+        if node.args:
+            return node.args[0]
+        return next((keyword.value for keyword in node.keywords if keyword.arg == "data"), None)
+
+    def data_kind(self, call: ast.Call, name: str | None, data: ast.expr) -> str:
+        """Why a constructor's data needs no judgement: "literal" (or a size), "not-tensor"; else ""."""
+        if is_literal(data) or (name != "torch.tensor" and is_size_arguments(call)):
+            return "literal"
+        numpy_call = isinstance(data, ast.Call) and (self.qualified(data.func) or "").startswith("numpy.")
+        if numpy_call or method_name(data) == "astype" or is_plain_value(data):
+            return "not-tensor"
+        return ""
+
+    @staticmethod
+    def is_init(name: str) -> bool:
+        """``nn.init.normal_``, ``torch.nn.init.xavier_uniform_``, ``init.zeros_`` (any import spelling)."""
+        parts = name.split(".")
+        return len(parts) >= 2 and parts[-2] == "init" and writes_in_place(parts[-1])
+
+    @staticmethod
+    def through_data(node: ast.expr) -> bool:
+        origin = peel_views(node)
+        return isinstance(origin, ast.Attribute) and origin.attr == "data"
+
+    def is_stored(self, call: ast.Call) -> bool:
+        """Is the state_dict kept: assigned, returned, yielded or appended, not handed to a call?"""
+        node = call
+        while True:
+            parent = self.parents[node]
+            if isinstance(parent, ast.Attribute) and parent.attr in ALIASING_METHODS:
+                node = self.parents[parent]  # sd.copy(), sd.items() (the comprehension's iter)
+            elif isinstance(parent, ast.Call) and node in parent.args and self.is_aliasing_wrapper(parent):
+                node = parent
+            elif isinstance(parent, ast.comprehension) and node is parent.iter:
+                node = self.parents[parent]
+            elif isinstance(parent, CONTAINERS):
+                node = parent
+            elif isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                return node is parent.value
+            elif isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
+                return True
+            else:
+                return method_name(parent) in ACCUMULATING_METHODS and node in parent.args
+
+    def is_aliasing_wrapper(self, call: ast.Call) -> bool:
+        return self.qualified(call.func) in ALIASING_WRAPPERS
+
+    def statement_of(self, node: ast.AST) -> ast.AST:
+        while not isinstance(node, ast.stmt):
+            node = self.parents[node]
+        return node
+
+
+# --- the corpus scan --------------------------------------------------------------------
+
+
+def file_rows(job: tuple[str, str, str, bytes]) -> tuple[list[labels.Candidate], str]:
+    """Candidate rows of one file (shapes, then findings no shape row covers); or why it was skipped."""
+    repo, commit, path, data = job
+    source = corpus.decode_source(data)
+    try:
+        found = occurrences(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return [], f"{repo} {path}: not valid Python 3 ({type(error).__name__})"
+    reported = set(findings.plugin_findings(source, f"{repo} {path}"))
+    rows = [
+        labels.Candidate(repo, commit, path, occurrence.line, occurrence.shape,
+                         "found" if (occurrence.line, occurrence.shape) in reported else "",
+                         occurrence.auto)
+        for occurrence in found
+    ]
+    shaped = {(occurrence.line, occurrence.shape) for occurrence in found}
+    rows += [
+        labels.Candidate(repo, commit, path, line, code, "finding-only", "")
+        for line, code in sorted(reported - shaped)
+    ]
+    return rows, ""
+
+
+def corpus_jobs(mirrors: list[corpus.Mirror]) -> Iterator[tuple[str, str, str, bytes]]:
+    for mirror in mirrors:
+        for file, data in mirror.read_all(mirror.python_files()):
+            yield mirror.repo.name, mirror.repo.commit, file.path, data
+
+
+def _candidates(args: argparse.Namespace) -> int:
+    root = corpus.mirrors_root(args.mirrors)
+    mirrors, missing = corpus.open_corpus(corpus.load_repos(), root)
+    if missing:
+        print(corpus.missing_message(missing, root), file=sys.stderr)
+        return 1
+    started = time.perf_counter()
+    rows: list[labels.Candidate] = []
+    skipped = []
+    with Pool(args.jobs) as pool:
+        for file_candidates, reason in pool.imap(file_rows, corpus_jobs(mirrors), chunksize=8):
+            rows += file_candidates
+            if reason:
+                skipped.append(reason)
+    labels.write_candidates(rows)
+    added = labels.refresh_auto_labels(rows)
+    elapsed = time.perf_counter() - started
+    _summarise(rows, skipped, added, elapsed)
+    return 0
+
+
+def _summarise(rows: list[labels.Candidate], skipped: list[str], added: int, elapsed: float) -> None:
+    by_shape = Counter(row.shape for row in rows)
+    auto = Counter(row.shape for row in rows if row.auto)
+    found = Counter(row.shape for row in rows if row.plugin)
+    only = Counter(row.shape for row in rows if row.plugin == "finding-only")
+    print(f"{'shape':8} {'rows':>6} {'auto':>6} {'plugin':>7} {'finding-only':>13}")
+    for shape in sorted(by_shape):
+        print(f"{shape:8} {by_shape[shape]:6} {auto[shape]:6} {found[shape]:7} {only[shape]:13}")
+    print(f"{'total':8} {len(rows):6} {sum(auto.values()):6} {sum(found.values()):7} {sum(only.values()):13}")
+    for reason in skipped:
+        print(f"skipped {reason}")
+    print(f"wrote {labels.CANDIDATES_CSV.name} ({len(rows)} rows) and {added} auto labels in "
+          f"{labels.LABELS_CSV.name}; {elapsed:.1f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mirrors", help="mirrors root (default $TENSORCOPY_MIRRORS or /work/.mirror)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("candidates", help="scan the corpus, write candidates.csv").set_defaults(run=_candidates)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

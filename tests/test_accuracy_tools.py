@@ -1,0 +1,848 @@
+"""The accuracy corpus's tools (bench/accuracy/): statement lines, shapes, scoring, labels, the corpus.
+
+Everything here runs without the corpus mirrors and without a network, except the last
+test, which runs `corpus.py check` when the mirrors are there and skips otherwise.
+
+The bench modules import each other by flat, generic names (`corpus`, `labels`, `score`...),
+so they are imported once, here, with bench/accuracy on sys.path, and used under `acc_*`
+aliases; an import that resolves anywhere else fails loudly instead of testing the wrong file.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench" / "accuracy"
+BENCH_MODULES = ("statements", "corpus", "labels", "findings", "shapes", "score")
+
+
+def _import_bench() -> dict:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # flake8_tensorcopy, for findings.py
+    sys.path.insert(0, str(BENCH))
+    try:
+        modules = {name: importlib.import_module(name) for name in BENCH_MODULES}
+    finally:
+        sys.path.remove(str(BENCH))
+    for name, module in modules.items():
+        where = Path(getattr(module, "__file__", "") or "").resolve()
+        if where != BENCH / f"{name}.py":
+            raise ImportError(f"`import {name}` gave {where}, not {BENCH / f'{name}.py'}: another module of "
+                              "that name was imported first or shadows it")
+    return modules
+
+
+_BENCH = _import_bench()
+acc_statements = _BENCH["statements"]
+acc_corpus = _BENCH["corpus"]
+acc_labels = _BENCH["labels"]
+acc_findings = _BENCH["findings"]
+acc_shapes = _BENCH["shapes"]
+acc_score = _BENCH["score"]
+
+from flake8_tensorcopy.rules import ALL_RULES  # noqa: E402  (after the path set-up)
+
+Label = acc_labels.Label
+Candidate = acc_labels.Candidate
+Repo = acc_corpus.Repo
+
+COMMIT_A = "a" * 40
+COMMIT_B = "b" * 40
+
+
+def dedent(source: str) -> str:
+    return textwrap.dedent(source).lstrip("\n")
+
+
+def shape_rows(source: str) -> list[tuple[int, str, str]]:
+    return [(found.line, found.shape, found.auto) for found in acc_shapes.occurrences(source)]
+
+
+# --- 1. statements.statement_starts ------------------------------------------------------
+
+
+def test_statement_starts_maps_every_line_to_its_innermost_statement():
+    source = dedent(
+        """
+        import functools
+        x = foo(
+            1,
+            2)
+        if x: y = 1
+
+        for i in range(3):
+            a = i
+            b = (a +
+                 1)
+        # a comment
+        @functools.cache
+        @functools.wraps(
+            print)
+        def f():
+            return 1
+
+
+        class C:
+            @property
+            def p(self):
+                return 2
+        """
+    )
+    starts = acc_statements.statement_starts(ast.parse(source))
+    assert starts == {
+        1: 1,
+        2: 2, 3: 2, 4: 2,  # a multi-line call: its first line
+        5: 5,  # `if x: y = 1`: the if and its body share the line
+        7: 7, 8: 8, 9: 9, 10: 9,  # the for header; its body lines are their own statements
+        12: 12, 13: 12, 14: 12, 15: 12,  # decorators and the def: the first decorator's line
+        16: 16,
+        19: 19, 20: 20, 21: 20, 22: 22,  # a decorated method inside a class
+    }
+    # Lines outside any statement (blank, comment) are absent, and statement_line keeps them.
+    assert acc_statements.statement_line(starts, 6) == 6
+    assert acc_statements.statement_line(starts, 11) == 11
+    assert acc_statements.statement_line(starts, 14) == 12
+
+
+def test_plugin_findings_are_moved_to_their_statement_line():
+    # The plugin reports TCP003 on line 5 (the deepcopy call); the statement starts on 4.
+    source = dedent(
+        """
+        import copy
+        import torch
+        w = torch.zeros(3)
+        x = list(
+            copy.deepcopy(w))
+        """
+    )
+    assert acc_findings.plugin_findings(source) == [(4, "TCP003")]
+    assert shape_rows(source) == [(4, "TCP003", "")]
+    with pytest.raises(SyntaxError):
+        acc_findings.plugin_findings("x = (")
+
+
+# --- 2. shapes.occurrences ---------------------------------------------------------------
+
+EVERY_SHAPE = dedent(
+    """
+    import copy as cp
+    import numpy as np
+    import torch as th
+    from copy import deepcopy as dc
+    from torch.nn import init
+
+
+    def step(model, params, x, mask, idx, lr, f, g, d, state):
+        for p in params:
+            p.data.add_(1)
+            p.data -= lr * p.grad
+        p.data = th.zeros(3)
+        model.data = []
+        g.data["feat"] = x
+        p.data[0] = 1
+        init.normal_(model.weight.data, 0, 0.02)
+        th.add(x, x, out=p.data)
+        a = x.clone().detach()
+        b = th.clone(x).detach()
+        c = cp.deepcopy(x)
+        e = dc(model.state_dict())
+        x.detach().zero_()
+        y = x.detach()
+        y.clamp_(0, 1)
+        z = th.tensor(x)
+        z = th.tensor([1.0, 2.0])
+        z = th.Tensor(3, 4)
+        z = th.tensor(x.item())
+        z = th.tensor(np.array(x))
+        z = x.new_tensor(
+            x)
+        x.float().mul_(2)
+        u = x.to(d)
+        u /= 255
+        x[mask].fill_(0)
+        x[0, :].zero_()
+        v = x[idx]
+        v.mul_(2)
+        state["exp_avg"].mul_(0.9)
+        best = model.state_dict()
+        th.save(model.state_dict(), f)
+        total = 0
+        n = 0
+        for batch in x:
+            loss = model(batch)
+            total = total + loss
+            n = n + 1
+        return best
+    """
+)
+
+
+def test_occurrences_of_every_shape_with_import_aliases():
+    assert shape_rows(EVERY_SHAPE) == [
+        (10, "TCP001", ""),  # p.data.add_(1)
+        (11, "TCP001", ""),  # p.data -= ...
+        (12, "TCP001", ""),  # p.data = th.zeros(3)
+        (13, "TCP001", "not-tensor"),  # model.data = []
+        (14, "TCP001", "not-tensor"),  # g.data["feat"] = x
+        (15, "TCP001", ""),  # p.data[0] = 1
+        (16, "TCP001", ""),  # init.normal_(...data) with `from torch.nn import init`
+        (17, "TCP001", ""),  # out=p.data
+        (18, "TCP002", ""),  # x.clone().detach()
+        (19, "TCP002", ""),  # th.clone(x).detach() with `import torch as th`
+        (20, "TCP003", ""),  # cp.deepcopy(x) with `import copy as cp`
+        (21, "TCP003", "state-dict"),  # dc(model.state_dict()) with `deepcopy as dc`
+        (22, "TCP004", ""),  # x.detach().zero_()
+        (24, "TCP004", ""),  # y = x.detach(); y.clamp_(...)
+        (25, "TCP005", ""),  # th.tensor(x)
+        (26, "TCP005", "literal"),
+        (27, "TCP005", "literal"),  # th.Tensor(3, 4): a size
+        (28, "TCP005", "not-tensor"),  # .item()
+        (29, "TCP005", "not-tensor"),  # np.array(...)
+        (30, "TCP005", ""),  # x.new_tensor(\n x): the statement's first line
+        (32, "TCP006", ""),  # x.float().mul_(2)
+        (34, "TCP006", ""),  # u = x.to(d); u /= 255
+        (35, "TCP007", ""),  # x[mask].fill_(0)
+        (36, "TCP007", "basic-index"),  # x[0, :].zero_()
+        (38, "TCP007", ""),  # v = x[idx]; v.mul_(2)
+        # 39: state["exp_avg"].mul_(0.9), a string key: nothing
+        (40, "TCP008", ""),  # best = model.state_dict()
+        # 41: th.save(model.state_dict(), f): handed over at once, nothing
+        (46, "TCP009", ""),  # total = total + loss
+        # 47: n = n + 1: nothing
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            """
+            import torch
+            def train(model, data, opt):
+                total = 0
+                losses = []
+                for x in data:
+                    loss = model(x)
+                    total += loss
+                    losses.append(loss)
+                    total += loss.item()
+                    losses.append(loss.item())
+                    n = n + 1
+                    count += 1
+            """,
+            [(7, "TCP009", ""), (8, "TCP009", "")],
+            id="TCP009-accumulations",
+        ),
+        pytest.param(
+            """
+            import torch
+            def train(model, data):
+                for x in data:
+                    out = model(x)
+                    outs.append(out)
+                    out.sum().backward()
+            """,
+            [(5, "TCP009", "")],
+            id="TCP009-backward-in-scope",
+        ),
+        pytest.param(
+            """
+            import torch
+            def f(xs):
+                for x in xs:
+                    seen.append(x)
+                    total = total + x
+            """,
+            [],
+            id="TCP009-no-loss-no-backward",
+        ),
+        pytest.param(
+            """
+            import torch
+            def f(model, f, loader):
+                torch.save(model.state_dict(), f)
+                model.load_state_dict(other.state_dict())
+                sd = copy.deepcopy(model.state_dict())
+                for k, v in model.state_dict().items():
+                    pass
+                best = model.state_dict()
+                self.best = {k: v.cpu() for k, v in model.state_dict().items()}
+                snap = dict(model.state_dict())
+                state = {"model": model.state_dict()}
+                history.append(model.state_dict())
+                return model.state_dict()
+            """,
+            [(5, "TCP003", "state-dict"), (8, "TCP008", ""), (9, "TCP008", ""), (10, "TCP008", ""),
+             (11, "TCP008", ""), (12, "TCP008", ""), (13, "TCP008", "")],
+            id="TCP008-kept-or-not",
+        ),
+        pytest.param(
+            """
+            import torch
+            def f(x, d, i, state, batch, out):
+                state["exp_avg"].mul_(0.9)
+                state["step"] += 1
+                batch["img"] = x
+                out["hm"].sigmoid_()
+                v = x[0]
+                v.add_(1)
+                w = x[i]
+                w[0] = 1
+                x[None, ..., -1].zero_()
+                x[True].zero_()
+                x[i, 0].zero_()
+            """,
+            [(8, "TCP007", "basic-index"), (11, "TCP007", "basic-index"), (12, "TCP007", ""),
+             (13, "TCP007", "")],
+            id="TCP007-keys-and-indexes",
+        ),
+        pytest.param(
+            """
+            import torch
+            def f(x, ys):
+                y = x.detach()
+                y = y.clone()
+                y.mul_(2)
+                z = x.detach()
+                for z in ys:
+                    z.add_(1)
+                u = x.cuda()
+                u.requires_grad_()
+                w = x.detach()
+                w[0] = 1
+            """,
+            [(12, "TCP004", "")],
+            id="TCP004-TCP006-rebinding",
+        ),
+        pytest.param(
+            """
+            import numpy as np
+            import torch
+            from torch import tensor
+            def f(x, n):
+                a = torch.tensor(range(n))
+                a = torch.tensor([i for i in range(n)])
+                a = torch.tensor([x[i] for i in range(n)])
+                a = torch.tensor([0] * n)
+                a = torch.FloatTensor(*x.shape)
+                a = torch.cuda.FloatTensor(x)
+                a = torch.tensor(len(x))
+                a = torch.tensor(x.shape)
+                a = torch.tensor(x.astype(np.float32))
+                a = tensor(np.zeros(3))
+                a = torch.tensor(data=x)
+                a = torch.tensor([1]) + torch.tensor(x)
+                a = torch.tensor([1]) + torch.tensor(2)
+            """,
+            [(5, "TCP005", "literal"), (6, "TCP005", "literal"), (7, "TCP005", ""), (8, "TCP005", "literal"),
+             (9, "TCP005", "literal"), (10, "TCP005", ""), (11, "TCP005", "not-tensor"),
+             (12, "TCP005", "not-tensor"), (13, "TCP005", "not-tensor"), (14, "TCP005", "not-tensor"),
+             (15, "TCP005", ""), (16, "TCP005", ""), (17, "TCP005", "literal")],
+            id="TCP005-auto-reasons",
+        ),
+        pytest.param(
+            """
+            import copy
+            import torch.nn as nn
+            def f(m, g, w, model):
+                nn.init.xavier_uniform_(m.weight.data)
+                nn.init.xavier_uniform_(m.weight)
+                g.data = {"a": 1}
+                g.data = (1, 2)
+                w.data = w.data.t()
+                m.data.requires_grad_(False)
+                copy.deepcopy(model)
+            """,
+            [(4, "TCP001", ""), (6, "TCP001", "not-tensor"), (7, "TCP001", "not-tensor"),
+             (8, "TCP001", ""), (10, "TCP003", "")],
+            id="TCP001-TCP003-more",
+        ),
+    ],
+)
+def test_occurrences(source, expected):
+    assert shape_rows(dedent(source)) == expected
+
+
+def test_one_occurrence_per_statement_and_shape():
+    source = "z = torch.tensor([1]) + torch.tensor(x)\nq = torch.tensor([1]) + torch.tensor(2)\n"
+    assert acc_shapes.occurrences(source) == [
+        acc_shapes.Occurrence(1, "TCP005", ""),  # one of the two needs judgement
+        acc_shapes.Occurrence(2, "TCP005", "literal"),  # both auto
+    ]
+    assert set(acc_shapes.AUTO_REASONS) == {"literal", "not-tensor", "basic-index", "state-dict"}
+    with pytest.raises(SyntaxError):
+        acc_shapes.occurrences("def (")
+
+
+# --- 3. the shapes cover the plugin on the rules' own examples ----------------------------
+
+# Findings on a rule's `flagged` example that no shape occurrence covers, by exact example:
+# (rule code, example code) -> {(statement line, code)}. A new gap fails the test, and so
+# does a listed gap that closed or an example that changed (edit the list then).
+KNOWN_GAPS = {
+    (
+        "TCP009",
+        "import torch.nn.functional as F\n"
+        "def f(self, data):\n"
+        "    for x, y in data:\n"
+        "        out = self.model(x)\n"
+        "        l = F.mse_loss(out, y) * 2\n"
+        "        self.running = self.running + l\n",
+    ): {(6, "TCP009")},  # `l` is not named like a loss and the scope calls no .backward()
+}
+
+FLAGGED = [(rule.code, index, example) for rule in ALL_RULES for index, example in enumerate(rule.flagged)]
+
+
+@pytest.mark.parametrize(("code", "index", "example"), FLAGGED,
+                         ids=[f"{code}-flagged{index}" for code, index, _ in FLAGGED])
+def test_shapes_cover_the_plugin_on_flagged_examples(code, index, example):
+    reported = acc_findings.plugin_findings(example.code)
+    assert reported, f"the plugin reports nothing on {code}'s flagged example {index}"
+    shaped = {(found.line, found.shape) for found in acc_shapes.occurrences(example.code)}
+    uncovered = set(reported) - shaped
+    assert uncovered == KNOWN_GAPS.get((code, example.code), set())
+
+
+def test_known_gaps_name_existing_examples():
+    examples = {(code, example.code) for code, _, example in FLAGGED}
+    assert set(KNOWN_GAPS) <= examples, "a KNOWN_GAPS example is no longer a flagged example: update the list"
+    assert {code for code, _, _ in FLAGGED} == {rule.code for rule in ALL_RULES}, "a rule has no flagged example"
+
+
+def test_shapes_cover_inplace_write_through_an_index_of_a_detached_name():
+    source = "import torch\ndef f(x):\n    y = x.detach()\n    y[0].zero_()\n    return x\n"
+    assert acc_findings.plugin_findings(source) == [(4, "TCP004")]
+    assert (4, "TCP004", "") in shape_rows(source)
+
+
+# --- 4. score.score ----------------------------------------------------------------------
+
+
+def label(line: int, shape: str, code: str, note: str = "", path: str = "a.py", repo: str = "o/r") -> Label:
+    return Label(repo, COMMIT_A, path, line, shape, code, note)
+
+
+def test_score_counts_each_outcome():
+    labels = [
+        label(10, "TCP005", "TCP005", "list of tensors"),  # found -> TP
+        label(20, "TCP003", "TCP003", "a parameter"),  # not found -> FN
+        label(30, "TCP005", "none", "numpy array"),  # found -> FP
+        label(50, "manual", "TCP009", "kept loss"),  # manual, found -> TP
+        label(60, "manual", "TCP008", "best weights"),  # manual, not found -> FN
+        label(70, "TCP002", "none", "own class"),  # none, not found: no outcome
+        label(5, "TCP001", "TCP001", "weight init", path="b.py"),  # a file with no findings at all -> FN
+    ]
+    findings_by_file = {
+        ("o/r", "a.py"): [(10, "TCP005"), (30, "TCP005"), (30, "TCP007"), (40, "TCP001"), (50, "TCP009")],
+    }
+    table = acc_score.score(labels, findings_by_file)
+    by_code = {rule.code: rule for rule in table.rules}
+    assert [rule.code for rule in table.rules] == [f"TCP00{n}" for n in range(1, 10)]
+
+    def counts(code):
+        rule = by_code[code]
+        return rule.hazards, rule.found, rule.missed, rule.false, rule.unlabelled, rule.recall, rule.precision
+
+    assert counts("TCP001") == (1, 0, 1, 0, 1, 0.0, None)
+    assert counts("TCP002") == (0, 0, 0, 0, 0, None, None)
+    assert counts("TCP003") == (1, 0, 1, 0, 0, 0.0, None)
+    assert counts("TCP004") == (0, 0, 0, 0, 0, None, None)
+    assert counts("TCP005") == (1, 1, 0, 1, 0, 1.0, 0.5)
+    assert counts("TCP006") == (0, 0, 0, 0, 0, None, None)
+    assert counts("TCP007") == (0, 0, 0, 0, 1, None, None)  # judged for TCP005 only: unlabelled for TCP007
+    assert counts("TCP008") == (1, 0, 1, 0, 0, 0.0, None)
+    assert counts("TCP009") == (1, 1, 0, 0, 0, 1.0, 1.0)
+    total = table.total
+    assert (total.hazards, total.found, total.missed, total.false, total.unlabelled) == (5, 2, 3, 1, 2)
+    assert total.recall == pytest.approx(2 / 5)
+    assert total.precision == pytest.approx(2 / 3)
+
+    Outcome = acc_score.Outcome
+    assert table.outcomes == [
+        Outcome("FN", "TCP001", "o/r", "b.py", 5, "weight init"),
+        Outcome("FN", "TCP003", "o/r", "a.py", 20, "a parameter"),
+        Outcome("FN", "TCP008", "o/r", "a.py", 60, "best weights"),
+        Outcome("FP", "TCP005", "o/r", "a.py", 30, "numpy array"),
+        Outcome("TP", "TCP005", "o/r", "a.py", 10, "list of tensors"),
+        Outcome("TP", "TCP009", "o/r", "a.py", 50, "kept loss"),
+        Outcome("unlabelled", "TCP001", "o/r", "a.py", 40, ""),
+        Outcome("unlabelled", "TCP007", "o/r", "a.py", 30, ""),
+    ]
+    assert by_code["TCP005"].as_dict() == {
+        "code": "TCP005", "hazards": 1, "found": 1, "missed": 0, "false": 1, "unlabelled": 0,
+        "recall": 1.0, "precision": 0.5,
+    }
+
+
+def test_score_of_nothing_is_undefined_not_zero():
+    table = acc_score.score([], {})
+    assert len(table.rules) == 9 and table.outcomes == []
+    assert all(rule.recall is None and rule.precision is None for rule in [*table.rules, table.total])
+    # Only unlabelled findings: still no ratio.
+    table = acc_score.score([], {("o/r", "a.py"): [(3, "TCP002")]})
+    assert (table.total.unlabelled, table.total.recall, table.total.precision) == (1, None, None)
+
+
+# --- 5. labels ---------------------------------------------------------------------------
+
+REPOS = [Repo("o/a", COMMIT_A, "nlp", 1, 10)]
+
+
+def cand(line: int, shape: str = "TCP005", auto: str = "", path: str = "x.py") -> Candidate:
+    return Candidate("o/a", COMMIT_A, path, line, shape, "found", auto)
+
+
+def lab(line: int, shape: str = "TCP005", code: str = "none", note: str = "n", commit: str = COMMIT_A,
+        repo: str = "o/a") -> Label:
+    return Label(repo, commit, "x.py", line, shape, code, note)
+
+
+def test_problems_names_each_kind_of_problem():
+    candidates = [cand(line) for line in (1, 2, 3, 4, 5, 6)]
+    labels = [
+        lab(1, code="TCP005"),  # fine
+        lab(2), lab(2, code="TCP005"),  # the same key twice
+        lab(3, code="TCP003"),  # a code that is neither the shape nor none
+        lab(4, commit=COMMIT_B),  # a commit other than repos.csv's
+        lab(5, shape="TCP010"),  # no such shape (and no such candidate)
+        lab(7),  # no candidate
+        lab(8, shape="manual", code="none"),  # a manual label needs a code
+        lab(9, shape="manual", code="TCP008"),  # fine: manual rows need no candidate
+        lab(6, repo="p/q"),  # a repository repos.csv lacks (and so no candidate)
+    ]
+    assert acc_labels.problems(labels, REPOS, candidates) == [
+        "o/a x.py 2 TCP005: labelled 2 times",
+        "o/a x.py:3 TCP005: code must be TCP005 or none, not 'TCP003'",
+        f"o/a x.py:4 TCP005: commit {COMMIT_B} is not repos.csv's ({COMMIT_A})",
+        "o/a x.py:5 TCP010: unknown shape 'TCP010'",
+        "o/a x.py:8 manual: a manual label needs a TCP code, not 'none'",
+        f"p/q x.py:6 TCP005: commit {COMMIT_A} is not repos.csv's (None)",
+        "o/a x.py:5 TCP010: no such candidate (did the shapes change?)",
+        "o/a x.py:7 TCP005: no such candidate (did the shapes change?)",
+        "p/q x.py:6 TCP005: no such candidate (did the shapes change?)",
+    ]
+    # Without candidates (no candidates.csv), the candidate check is left out.
+    assert acc_labels.problems([lab(7), lab(1, code="TCP005")], REPOS, None) == []
+    assert acc_labels.problems([], REPOS, candidates) == []
+
+
+def test_without_overruled_keeps_the_person_label():
+    auto_1 = lab(1, note="literal (auto)")
+    person_1 = lab(1, code="TCP005", note="a tensor after all")
+    auto_2 = lab(2, note="not-tensor (auto)")
+    person_3 = lab(3, note="numpy array")
+    assert acc_labels.without_overruled([auto_1, person_1, auto_2, person_3]) == [person_1, auto_2, person_3]
+    assert acc_labels.without_overruled([person_1, auto_1]) == [person_1]
+    assert acc_labels.without_overruled([]) == []
+
+
+def test_conflicts_and_unlabelled():
+    assert acc_labels.conflicts([lab(1), lab(1, code="TCP005"), lab(2), lab(2)]) == [
+        "o/a x.py 1 TCP005: labelled TCP005 and none"
+    ]
+    candidates = [cand(1), cand(2), cand(2, shape="TCP007")]
+    assert acc_labels.unlabelled(candidates, [lab(2)]) == [cand(1), cand(2, shape="TCP007")]
+
+
+def test_refresh_auto_labels_is_idempotent_and_keeps_people_rows(tmp_path):
+    path = tmp_path / "labels.csv"
+    person_overrule = lab(1, code="TCP005", note="a tensor after all")  # overrules candidate 1's auto label
+    person_plain = lab(3, note="numpy array")
+    stale_auto = lab(9, note="literal (auto)")  # its candidate is gone
+    acc_labels.write_labels([stale_auto, person_plain, person_overrule], path)
+    candidates = [cand(1, auto="literal"), cand(2, auto="not-tensor"), cand(3), cand(4, shape="TCP007",
+                                                                                     auto="basic-index")]
+    assert acc_labels.refresh_auto_labels(candidates, path) == 2
+    first = path.read_bytes()
+    expected = [
+        person_overrule,
+        lab(2, note="not-tensor (auto)"),
+        person_plain,
+        lab(4, shape="TCP007", note="basic-index (auto)"),
+    ]
+    assert acc_labels.read_labels(path) == expected
+    assert first.decode().splitlines()[0] == "repo,commit,path,line,shape,code,note"
+    assert acc_labels.refresh_auto_labels(candidates, path) == 2
+    assert path.read_bytes() == first
+    # From no file at all: only the auto rows.
+    fresh = tmp_path / "fresh.csv"
+    assert acc_labels.read_labels(fresh) == []
+    assert acc_labels.refresh_auto_labels(candidates, fresh) == 3
+    assert [row.line for row in acc_labels.read_labels(fresh)] == [1, 2, 4]
+
+
+def test_label_files_with_another_header_are_refused(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("repo,commit,path,line,shape,code\no/a,x,y.py,1,TCP005,none\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="the header must be repo,commit,path,line,shape,code,note"):
+        acc_labels.read_labels(path)
+
+
+# --- 6. corpus.decode_source and line_count ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "text"),
+    [
+        pytest.param(b"x = 1\n", "x = 1\n", id="ascii"),
+        pytest.param("s = 'é'\n".encode(), "s = 'é'\n", id="utf-8"),
+        pytest.param(b"\xef\xbb\xbfs = '\xc3\xa9'\n", "s = 'é'\n", id="bom-stripped"),
+        pytest.param(b"# -*- coding: latin-1 -*-\ns = '\xe9'\n", "# -*- coding: latin-1 -*-\ns = 'é'\n",
+                     id="latin-1-cookie"),
+        pytest.param(b"s = '\xe9'\n", "s = 'é'\n", id="invalid-utf-8-first-lines"),
+        pytest.param(b"a = 1\nb = 2\ns = '\xe9\xff'\n", "a = 1\nb = 2\ns = 'é\xff'\n", id="invalid-utf-8-later"),
+        pytest.param(b"# coding: no-such-codec\nx = '\xe9'\n", "# coding: no-such-codec\nx = 'é'\n",
+                     id="unknown-cookie"),
+        pytest.param(b"a = 1\r\nb = 2\r\n", "a = 1\r\nb = 2\r\n", id="crlf-kept"),
+    ],
+)
+def test_decode_source(data, text):
+    assert acc_corpus.decode_source(data) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("", 0),
+        ("x = 1", 1),
+        ("a\nb", 2),
+        ("a\nb\n", 2),
+        ("a\r\nb\r\nc", 3),
+        ("a\rb\rc\r", 3),
+        ("a\r\n\rb\n", 3),  # \r\n, then a lone \r
+        ("a\n\x0cb\n\x0b\n", 3),  # form feed and vertical tab are no line breaks to Python
+        ("s = '\u2028'\n", 1),
+    ],
+)
+def test_line_count(text, lines):
+    assert acc_corpus.line_count(text) == lines
+
+
+def test_line_count_agrees_with_the_parser():
+    text = "x = 1\ry = 2\r\nz = (3 +\r4)\r"
+    assert acc_corpus.line_count(text) == 4 == ast.parse(text).body[-1].end_lineno
+
+
+def test_finding_only_line_after_a_form_feed():
+    source = (
+        "import torch.nn.functional as F\n"
+        "\x0c\n"
+        "def f(self, data):\n"
+        "    for x, y in data:\n"
+        "        out = self.model(x)\n"
+        "        l = F.mse_loss(out, y) * 2\n"
+        "        self.running = self.running + l\n"
+    )
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode()))
+    assert skipped == ""
+    only = [row for row in rows if row.plugin == "finding-only"]
+    assert [(row.line, row.shape) for row in only] == [(7, "TCP009")]
+
+
+def test_file_rows_marks_found_auto_and_finding_only():
+    source = dedent(
+        """
+        import torch
+        import torch.nn.functional as F
+        def f(self, data, w):
+            a = torch.tensor([1.0])
+            b = torch.tensor(w.detach())
+            for x, y in data:
+                l = F.mse_loss(self.model(x), y)
+                self.running = self.running + l
+        """
+    )
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode()))
+    assert skipped == ""
+    assert [(row.line, row.shape, row.plugin, row.auto) for row in rows] == [
+        (4, "TCP005", "", "literal"),
+        (5, "TCP005", "found", ""),
+        (8, "TCP009", "finding-only", ""),
+    ]
+    assert acc_shapes.file_rows(("o/r", COMMIT_A, "bad.py", b"def (:\n")) == (
+        [], "o/r bad.py: not valid Python 3 (SyntaxError)")
+
+
+# --- corpus mirrors, on a tiny git repository made here ----------------------------------
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def tiny_mirror(tmp_path, monkeypatch):
+    """A mirrors root holding one repository `o/r`, as the fetch tool lays it out (a git dir, no work tree)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    work = tmp_path / "work"
+    files = {
+        "a.py": b"import torch\r\nx = torch.tensor([1])\r\n",
+        "pkg/b.py": b"# -*- coding: latin-1 -*-\ns = '\xe9'\n",
+        "pkg/ü b.py": b"x = 1\ny = 2\rz = 3\n",
+        "ff.py": b"x = 1\n\x0c\ny = 2\n",
+        "notes.txt": b"not python\n",
+    }
+    for name, data in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_bytes(data)
+    os.symlink("a.py", work / "link.py")  # a symbolic link is no source file
+    _git("init", "-q", cwd=work)
+    _git("-c", "core.autocrlf=false", "add", "-A", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
+         "commit", "-q", "-m", "tiny", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work).strip()
+    root = tmp_path / "mirrors"
+    (root / "o+r").mkdir(parents=True)
+    _git("clone", "-q", "--bare", str(work), str(root / "o+r" / "repo"), cwd=tmp_path)
+    return root, Repo("o/r", commit, "tutorial", 4, 10), files
+
+
+def test_mirror_reads_python_files_at_the_commit(tiny_mirror, tmp_path):
+    root, repo, files = tiny_mirror
+    mirror = acc_corpus.locate(repo, root)
+    assert isinstance(mirror, acc_corpus.Mirror)
+    assert mirror.git_dir == root / "o+r" / "repo"
+    listed = mirror.python_files()
+    assert [file.path for file in listed] == ["a.py", "ff.py", "pkg/b.py", "pkg/ü b.py"]
+    assert {file.path: data for file, data in mirror.read_all(listed)} == {
+        path: files[path] for path in ["a.py", "ff.py", "pkg/b.py", "pkg/ü b.py"]
+    }
+    assert mirror.read_text("pkg/b.py") == "# -*- coding: latin-1 -*-\ns = 'é'\n"
+    assert acc_corpus.count_python(mirror) == (4, 2 + 3 + 2 + 3)
+    assert acc_corpus.export([mirror], tmp_path / "out") == (4, 10)
+    assert (tmp_path / "out" / "o+r" / "pkg" / "ü b.py").read_bytes() == files["pkg/ü b.py"]
+    assert not (tmp_path / "out" / "o+r" / "link.py").exists()
+
+    # The same repository as a work tree's .git is found too.
+    other = tmp_path / "other"
+    _git("clone", "-q", str(root / "o+r" / "repo"), str(other / "o+r" / "repo"), cwd=tmp_path)
+    assert acc_corpus.locate(repo, other).git_dir == other / "o+r" / "repo" / ".git"
+
+    missing = acc_corpus.locate(Repo("o/none", repo.commit, "rl", 1, 1), root)
+    assert isinstance(missing, acc_corpus.Missing) and missing.reason.startswith("not fetched: no git directory")
+    stale = acc_corpus.locate(Repo("o/r", "0" * 40, "rl", 1, 1), root)
+    assert isinstance(stale, acc_corpus.Missing) and "lacks commit " + "0" * 40 in stale.reason
+    found, absent = acc_corpus.open_corpus([repo, Repo("o/none", repo.commit, "rl", 1, 1)], root)
+    assert [m.repo.name for m in found] == ["o/r"] and [m.repo.name for m in absent] == ["o/none"]
+
+
+def test_corpus_check_command_compares_counts(tiny_mirror, monkeypatch, capsys):
+    root, repo, _ = tiny_mirror
+    monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)  # leave pytest's SIGPIPE alone
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [repo])
+    assert acc_corpus.main(["--mirrors", str(root), "check"]) == 0
+    assert "1 repositories present, 0 with other counts than recorded" in capsys.readouterr().out
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [Repo("o/r", repo.commit, "rl", 4, 99)])
+    assert acc_corpus.main(["--mirrors", str(root), "check"]) == 1
+    assert "(repos.csv says 4 files, 99 lines)" in capsys.readouterr().out
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [repo, Repo("o/gone", repo.commit, "rl", 1, 1)])
+    assert acc_corpus.main(["--mirrors", str(root), "check"]) == 1
+    assert "1 corpus repositories are missing" in capsys.readouterr().err
+
+
+def test_corpus_show_marks_the_line(tiny_mirror, monkeypatch, capsys):
+    root, repo, _ = tiny_mirror
+    monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [repo])
+    assert acc_corpus.main(["--mirrors", str(root), "show", "o/r", "a.py", "2", "-C", "1"]) == 0
+    assert capsys.readouterr().out == "       1 import torch\n>>     2 x = torch.tensor([1])\n"
+
+
+def test_corpus_show_after_a_form_feed(tiny_mirror, monkeypatch, capsys):
+    root, repo, _ = tiny_mirror
+    monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [repo])
+    assert ast.parse(acc_corpus.decode_source(b"x = 1\n\x0c\ny = 2\n")).body[1].lineno == 3
+    assert acc_corpus.main(["--mirrors", str(root), "show", "o/r", "ff.py", "3", "-C", "0"]) == 0
+    assert capsys.readouterr().out == ">>     3 y = 2\n"
+
+
+# --- 7. the committed data ---------------------------------------------------------------
+
+CATEGORIES = {"course", "detection", "gan", "gnn", "helper", "kaggle", "nlp", "research", "rl", "tutorial"}
+HEADERS = {
+    "repos.csv": "repo,commit,category,py_files,py_lines",
+    "candidates.csv": "repo,commit,path,line,shape,plugin,auto",
+    "labels.csv": "repo,commit,path,line,shape,code,note",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEADERS))
+def test_committed_csv_headers(name):
+    with open(BENCH / name, encoding="utf-8", newline="") as handle:
+        assert next(csv.reader(handle)) == HEADERS[name].split(",")
+
+
+def test_committed_repos():
+    repos = acc_corpus.load_repos()
+    names = [repo.name for repo in repos]
+    assert len(set(names)) == len(names) >= 45
+    assert sum(repo.py_lines for repo in repos) >= 500_000
+    assert all(re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", name) for name in names), names
+    assert [repo.name for repo in repos if not re.fullmatch(r"[0-9a-f]{40}", repo.commit)] == []
+    assert {repo.category for repo in repos} <= CATEGORIES
+    assert [repo.name for repo in repos if repo.py_files <= 0 or repo.py_lines <= 0] == []
+
+
+def test_committed_labels_have_no_problems():
+    # As `labels.py check` reads them: a person's row overrules an auto row of the same key.
+    labels = acc_labels.without_overruled(acc_labels.read_labels())
+    assert labels, "labels.csv holds no labels"
+    assert acc_labels.problems(labels, acc_corpus.load_repos(), acc_labels.read_candidates()) == []
+
+
+def test_committed_candidates_are_consistent():
+    commits = {repo.name: repo.commit for repo in acc_corpus.load_repos()}
+    candidates = acc_labels.read_candidates()
+    assert candidates
+    assert [row.key for row in candidates if commits.get(row.repo) != row.commit] == []
+    assert {row.shape for row in candidates} <= set(acc_labels.CODES)
+    assert {row.plugin for row in candidates} <= {"", "found", "finding-only"}
+    assert {row.auto for row in candidates} <= {"", *acc_shapes.AUTO_REASONS}
+    assert [row.key for row in candidates if row.plugin == "finding-only" and row.auto] == []
+    keys = [row.key for row in candidates]
+    assert len(set(keys)) == len(keys)
+    # Every auto candidate has its generated label (or a person's), and every generated label its candidate.
+    labels = {label.key: label for label in acc_labels.without_overruled(acc_labels.read_labels())}
+    auto = {row.key: row for row in candidates if row.auto}
+    assert [key for key in auto if key not in labels] == []
+    generated = [label for label in labels.values() if label.note.endswith(acc_labels.AUTO_SUFFIX)]
+    assert [label.key for label in generated
+            if label.key not in auto or label.code != "none" or label.note != auto[label.key].auto + " (auto)"] == []
+
+
+# --- 8. the corpus itself, where the mirrors are -----------------------------------------
+
+
+def test_corpus_check_on_the_mirrors():
+    root = acc_corpus.mirrors_root()
+    if not root.is_dir():
+        pytest.skip(f"no corpus mirrors at {root} (fetch them, or set ${acc_corpus.MIRRORS_ENV})")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repos = acc_corpus.load_repos()
+    _, missing = acc_corpus.open_corpus(repos, root)
+    if missing:
+        pytest.skip(f"{len(missing)} of {len(repos)} corpus repositories are not under {root} "
+                    f"(first: {missing[0].repo.name}: {missing[0].reason})")
+    result = subprocess.run([sys.executable, str(BENCH / "corpus.py"), "check"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert f"{len(repos)} repositories present, 0 with other counts than recorded" in result.stdout
