@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from . import limits, prefilter
-from .imports import ImportTable
+from .analysis.summary import ModuleSummary
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
 from .scopes import ScopeCloser, ScopeOpener
@@ -69,15 +69,15 @@ def lint_source(
     rules = rules_for() if rules is None else rules
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
-    imports = ImportTable.from_ast(tree, source if shortcuts else None)
+    summary = ModuleSummary.of(tree, source if shortcuts else None)
     if shortcuts:
-        plan = prefilter.plan(source, tree, [rule.trigger_spec() for rule in rules], imports)
+        plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary)
     else:
         plan = prefilter.whole_file_plan(source, tree)
     reasons = list(plan.skipped)
     try:
         # The reference run (no shortcuts) must see everything: no budget for it.
-        findings = lint_planned(source, plan, imports, rules, budget=limits.Budget() if shortcuts else None)
+        findings = lint_planned(source, plan, summary, rules, budget=limits.Budget() if shortcuts else None)
     except AnalysisError as error:
         findings = error.findings
         reasons.append(str(error))
@@ -89,7 +89,7 @@ def lint_source(
 def lint_planned(
     source: str,
     plan: prefilter.Plan,
-    imports: ImportTable,
+    summary: ModuleSummary,
     rules: Sequence[type[Rule]],
     budget: limits.Budget | None = None,
 ) -> list[Finding]:
@@ -103,22 +103,26 @@ def lint_planned(
     if not plan.needs_parse:
         return []
     lines = source.split("\n")
+    # (where, its source, its line offset, the qualified name of the scope around it)
     if plan.whole_file:
-        chunks = [("the whole file", source, 0)]
+        chunks = [("the whole file", source, 0, "")]
     else:
-        chunks = [(f"lines {first}-{last}", *_function_chunk(lines, first, last)) for first, last in plan.spans]
+        chunks = [
+            (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first))
+            for first, last in plan.spans
+        ]
         if plan.module_level is not None:
-            chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0))
+            chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, ""))
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
-    for where, chunk, offset in chunks:
+    for where, chunk, offset, scope in chunks:
         if budget is not None and (reason := budget.spend(chunk)):
             unpaid.append(where)
             refusal = reason
             continue
         try:
             with _collector_paused():
-                findings.update(_lint_chunk(chunk, offset, imports, rules))
+                findings.update(_lint_chunk(chunk, offset, summary, scope, rules))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
     if unpaid:  # one entry, however many parts: the log line stays readable
@@ -148,9 +152,12 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def analyse_module(module: cst.Module, imports: ImportTable, rules: Sequence[type[Rule]]) -> list[Report]:
-    """Run every rule over ``module`` in one batched traversal."""
-    context = Context(imports)
+def analyse_module(
+    module: cst.Module, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = ""
+) -> list[Report]:
+    """Run every rule over ``module`` in one batched traversal; ``summary`` is that of the
+    whole file, ``scope`` the qualified name of the scope ``module`` was cut from."""
+    context = Context(summary, scope)
     visitors = [ScopeOpener(context), *(rule(context) for rule in rules), ScopeCloser(context)]
     Walker(visitors).walk(module)
     return context.reports
@@ -217,12 +224,16 @@ def with_deep_recursion(work: Callable[[], object]) -> object:
     return outcome["value"]
 
 
-def _lint_chunk(chunk: str, line_offset: int, imports: ImportTable, rules: Sequence[type[Rule]]) -> list[Finding]:
-    return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, imports, rules))
+def _lint_chunk(
+    chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]]
+) -> list[Finding]:
+    return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, summary, scope, rules))
 
 
-def _lint_parsed(module: cst.Module, line_offset: int, imports: ImportTable, rules: Sequence[type[Rule]]) -> list[Finding]:
-    reports = analyse_module(module, imports, rules)
+def _lint_parsed(
+    module: cst.Module, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]]
+) -> list[Finding]:
+    reports = analyse_module(module, summary, rules, scope)
     if not reports:
         return []
     # Positions cost a code generation of the whole chunk: only pay when needed.

@@ -28,6 +28,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from . import engine, limits, noqa
+from .analysis.summary import ModuleSummary
 from .imports import ImportTable
 from .rule import Fix, Report, Rule
 
@@ -134,7 +135,7 @@ def _analyse(
 
     def work() -> tuple[cst.Module, list[Report], list[int]]:
         module = engine.parse(text)
-        reports = engine.analyse_module(module, ImportTable.from_ast(tree), rules)
+        reports = engine.analyse_module(module, ModuleSummary.of(tree), rules)
         lines: list[int] = []
         if reports and need_lines:
             positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)

@@ -2,7 +2,7 @@
 
 Some triggers match many more functions than can hold a finding. ``torch.tensor(x)``
 is everywhere in torch code, but TCP005 reports only when ``x`` is known to be a
-tensor, and ``inference.py`` knows that only from evidence inside the same function.
+tensor, from evidence inside the same function or from the module summary.
 An :class:`ArgumentGate` asks the cheap question first, on the tree flake8 already
 parsed: does the function call one of the rule's callees with an argument that the
 inference *could* judge a tensor? If not, the function is not parsed with LibCST for
@@ -11,28 +11,27 @@ that rule.
 The gate over-approximates ``Inference.info``: wherever the inference could find
 evidence, the gate answers yes. A name counts when the scope binds it anywhere (in any
 order, on any path) to something that could be a tensor, annotates it with anything
-under ``torch``, or loops it over parameters. Both read the evidence vocabulary below,
-and ``tests/test_gates.py`` plus ``tests/test_prefilter_exact.py`` check that the gate
-loses no finding.
+under ``torch``, or loops it over parameters; and whatever the module summary knows
+(``analysis/summary.py``), since the inference reads the same answers. Both read the
+evidence vocabulary of ``analysis/vocabulary.py``, and ``tests/test_gates.py`` plus
+``tests/test_prefilter_exact.py`` check that the gate loses no finding.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .imports import FUNCTION_DEFS, ImportTable
-
-# Attributes of a tensor that are tensors themselves (``x.T``, ``x.data``).
-TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
-# Attributes that conventionally hold an nn.Parameter.
-PARAMETER_ATTRIBUTES = frozenset(
-    {"weight", "bias", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "in_proj_weight"}
+from .analysis.summary import Holds, ScopeFacts, Unpacked
+from .analysis.vocabulary import (
+    NAMED_PARAMETER_ITERATORS,
+    PARAMETER_ATTRIBUTES,
+    PARAMETER_ITERATORS,
+    TENSOR_ATTRIBUTES,
+    TensorInfo,
 )
-# Loops over these bind parameters: ``for p in model.parameters()``.
-PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})
-NAMED_PARAMETER_ITERATORS = frozenset({"named_parameters", "named_buffers"})
+from .imports import ImportTable
+
 # Every torch function the inference knows returns a tensor is qualified under this.
 _TORCH = "torch."
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
@@ -76,8 +75,10 @@ class ArgumentGate:
         return arguments
 
     def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts) -> bool:
-        if self.elements and isinstance(argument, (ast.List, ast.Tuple)):
-            return any(function.could_be_tensor(_unstarred(e)) for e in argument.elts)
+        if self.elements and isinstance(argument, (ast.List, ast.Tuple)):  # also nested: [[t]]
+            return any(self._could_hold_tensor(_unstarred(e), function) for e in argument.elts)
+        if self.elements and function.facts.value(argument) == Holds.TENSORS:
+            return True
         return function.could_be_tensor(argument)
 
     def source(self) -> str:
@@ -86,20 +87,6 @@ class ArgumentGate:
             f"ArgumentGate(frozenset({sorted(self.callees)!r}), frozenset({sorted(self.methods)!r}), "
             f"{self.keyword!r}, {self.elements!r})"
         )
-
-
-def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk`` without nested functions (and without its per-node generators)."""
-    stack = [scope]
-    while stack:
-        node = stack.pop()
-        yield node
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ast.AST) and not isinstance(v, FUNCTION_DEFS))
-            elif isinstance(value, ast.AST) and not isinstance(value, FUNCTION_DEFS):
-                stack.append(value)
 
 
 def _iterates_parameters(iterable: ast.expr) -> bool:
@@ -117,42 +104,59 @@ def _unstarred(node: ast.expr) -> ast.expr:
 
 
 class FunctionFacts:
-    """What the gates need to know about one scope, gathered in one walk.
+    """What the gates need to know about one scope, read off the summary's walk of it.
 
-    ``scope`` is a function, or the module for its code outside functions. Nested
-    functions are left out: the inference judges their code in their own scope, and
-    the prefilter gates them on their own.
+    ``facts`` is the summary's :class:`ScopeFacts` of a function, or of the module for
+    its code outside functions. Nested functions are left out: the inference judges
+    their code in their own scope, and the prefilter gates them on their own.
     """
 
-    def __init__(self, scope: ast.AST, imports: ImportTable) -> None:
-        self.imports = imports
-        self.calls: list[ast.Call] = []
-        # Names the inference could know as tensors. Bindings are collected first and
-        # judged to a fixed point below, as a name's evidence may come from another name.
+    def __init__(self, facts: ScopeFacts) -> None:
+        self.facts = facts
+        self.imports = facts.imports
+        self.calls = facts.calls
+        # Names the inference could know as tensors: any binding may give the evidence
+        # (the inference follows the order, the gate cannot). Judged to a fixed point, as
+        # a name's evidence may come from another name.
         self.evidenced: set[str] = set()
-        assignments: list[tuple[str, ast.expr]] = []
-        for node in _scope_nodes(scope):
-            if isinstance(node, ast.Call):
-                self.calls.append(node)
-            elif isinstance(node, ast.Assign):
-                assignments += [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                if self._names_torch(node.annotation):
-                    self.evidenced.add(node.target.id)
-                elif node.value is not None:
-                    assignments.append((node.target.id, node.value))
-            elif isinstance(node, ast.NamedExpr):
-                assignments.append((node.target.id, node.value))
-            elif isinstance(node, ast.arg) and node.annotation is not None and self._names_torch(node.annotation):
-                self.evidenced.add(node.arg)
-            elif isinstance(node, (ast.For, ast.AsyncFor)) and _iterates_parameters(node.iter):
-                self.evidenced.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        pending = dict(facts.bindings)
         changed = True
         while changed:
-            pending = [(name, value) for name, value in assignments if name not in self.evidenced]
-            found = {name for name, value in pending if self.could_be_tensor(value)}
+            found = {name for name, bindings in pending.items() if any(map(self._could_bind_tensor, bindings))}
+            found |= {name for name in pending if isinstance(facts.name_value(name), TensorInfo)}
             changed = bool(found)
             self.evidenced |= found
+            pending = {name: bindings for name, bindings in pending.items() if name not in found}
+
+    def _could_bind_tensor(self, binding) -> bool:
+        source = binding.source
+        if binding.kind == "param":
+            return source.annotation is not None and self._names_torch(source.annotation)
+        if binding.kind == "value":
+            if isinstance(source, ast.AnnAssign):
+                if self._names_torch(source.annotation):
+                    return True
+                source = source.value
+            return source is not None and self.could_be_tensor(source)
+        if binding.kind == "loop" and isinstance(source, ast.expr):  # a ``for`` loop's target
+            return self._could_iterate_tensors(source)
+        if binding.kind == "loop" and isinstance(source, Unpacked):  # a, b = value
+            value = source.value
+            if isinstance(value, (ast.Tuple, ast.List)):
+                return any(self.could_be_tensor(_unstarred(element)) for element in value.elts)
+            returned = self.facts.value(value)  # a tuple when the file's own function returns one
+            return self.could_be_tensor(value) or (
+                isinstance(returned, tuple) and any(isinstance(v, TensorInfo) for v in returned)
+            )
+        return False
+
+    def _could_iterate_tensors(self, iterable: ast.expr) -> bool:
+        """``for x in iterable`` could bind a tensor: parameters, rows of a tensor, and
+        ``zip``/``enumerate``/``reversed`` of those."""
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
+                and iterable.func.id in ("zip", "enumerate", "reversed"):
+            return any(self._could_iterate_tensors(_unstarred(argument)) for argument in iterable.args)
+        return _iterates_parameters(iterable) or self.could_be_tensor(iterable)
 
     def _names_torch(self, annotation: ast.expr) -> bool:
         """Whether an annotation mentions anything under ``torch`` (``Tensor``, ``nn.Parameter``)."""
@@ -164,6 +168,8 @@ class FunctionFacts:
 
     def could_be_tensor(self, node: ast.expr) -> bool:
         """False only where ``Inference.info`` is None whatever the bindings hold."""
+        if isinstance(self.facts.value(node), TensorInfo):  # what the summary knows, the inference reads
+            return True
         if isinstance(node, ast.Name):
             return node.id in self.evidenced
         if isinstance(node, ast.Call):

@@ -5,9 +5,11 @@ An expression counts as a tensor only with evidence; unknown means "not a tensor
 import table, tensor methods on tensors, annotations, ``.grad``, loop variables over
 ``.parameters()``, and names bound to any of these earlier in the same scope.
 
-Scopes are function-local on purpose: a function never sees the bindings of the
-module or of an enclosing function. That keeps every function analysable on its own,
-which is what lets the engine parse just the functions that can hold a finding.
+Bindings are tracked in order within a function, which never sees the bindings of the
+module or of an enclosing function. What the rest of the file says comes from the
+module summary (``analysis/summary.py``), which is built from flake8's ``ast`` of the
+whole file: so a function can still be parsed and analysed on its own, and finds the
+same as in a parse of the whole file.
 """
 
 from __future__ import annotations
@@ -17,103 +19,44 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .gates import PARAMETER_ATTRIBUTES, TENSOR_ATTRIBUTES
+from .analysis.summary import Holds, Instance, ModuleSummary, ScopeFacts, Value
+from .analysis.torch_api import TENSOR_ONLY_METHODS
+from .analysis.vocabulary import (  # noqa: F401 (CONVERSION_METHODS, VIEW_METHODS: re-exported for rules)
+    CONVERSION_METHODS,
+    FRESH,
+    FRESH_METHODS,
+    FRESH_INDEX,
+    INDEX_DTYPES,
+    PARAMETER,
+    PARAMETER_ATTRIBUTES,
+    PARAMETER_CONSTRUCTORS,
+    TENSOR,
+    TENSOR_ANNOTATIONS,
+    TENSOR_ATTRIBUTES,
+    VIEW_METHODS,
+    CallShape,
+    TensorInfo,
+    is_inplace_method,
+    tensor_method_info,
+    torch_function_info,
+)
 from .imports import ImportTable
 
 
 @dataclass(frozen=True)
-class TensorInfo:
-    """What is known about a tensor-valued expression."""
-
-    parameter: bool = False  # an nn.Parameter (or a loop variable over .parameters())
-    fresh: bool = False  # newly allocated: nothing else can see its memory
-    index: bool = False  # a bool/long tensor: indexing with it is advanced indexing
-
-
-TENSOR = TensorInfo()
-FRESH = TensorInfo(fresh=True)
-FRESH_INDEX = TensorInfo(fresh=True, index=True)
-PARAMETER = TensorInfo(parameter=True)
-
-
-@dataclass(frozen=True)
 class Binding:
-    """The latest value bound to a name in the current scope."""
+    """The latest value bound to a name in the current scope.
+
+    ``opaque``: the name is known NOT to hold what the module summary says (narrowed by
+    ``isinstance``, or shadowed by a comprehension's or lambda's own variable).
+    """
 
     value: cst.BaseExpression | None  # None: bound by something other than `name = value`
     info: TensorInfo | None  # inferred when the binding happened
+    opaque: bool = False
 
 
-# torch functions that return a newly allocated tensor.
-_FRESH_FUNCTIONS = frozenset(
-    """
-    tensor zeros ones empty full rand randn randint normal arange linspace logspace eye
-    zeros_like ones_like empty_like full_like rand_like randn_like randint_like
-    stack cat concat concatenate hstack vstack dstack column_stack where matmul mm bmm
-    einsum exp log log1p sqrt rsqrt abs sigmoid tanh relu softmax log_softmax sum mean
-    prod cumsum cumprod std var add sub subtract mul multiply div divide true_divide
-    argmax argmin floor_divide remainder pow clamp clip maximum minimum tril triu outer cross dot
-    clone flip roll sin cos erf floor ceil round sign neg reciprocal masked_select
-    index_select gather cdist bernoulli multinomial polar complex atan2 lerp baddbmm
-    addmm addmv addcmul addcdiv kron tile repeat_interleave cartesian_prod
-    """.split()
-)
-# torch functions that return a bool or long tensor: advanced indices.
-_INDEX_FUNCTIONS = frozenset(
-    """
-    nonzero argsort randperm randint isnan isinf isfinite isclose eq ne gt ge lt le
-    logical_and logical_or logical_not logical_xor bucketize searchsorted multinomial
-    """.split()
-)
-# (``argmax``/``argmin`` return long tensors that are 0-d without ``dim``: indexing with
-# a 0-d integer tensor is basic indexing, a view. They are fresh, not index evidence.)
-# torch constructors whose result is a long/bool index tensor when given integer literals.
-_INDEX_CONSTRUCTORS = frozenset({"tensor", "as_tensor", "LongTensor", "BoolTensor", "IntTensor"})
-_INDEX_DTYPES = frozenset({"long", "int64", "int", "int32", "bool", "int16", "int8", "uint8"})
-_TORCH_PREFIXES = ("torch.", "torch.cuda.")
-_FUNCTIONAL_PREFIX = "torch.nn.functional."
-_PARAMETER_CONSTRUCTORS = frozenset(
-    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer"}
-)
-TENSOR_ANNOTATIONS = frozenset(
-    {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
-)
-
-# Tensor methods whose result shares memory with the receiver.
-VIEW_METHODS = frozenset(
-    """
-    detach view view_as expand expand_as t transpose permute squeeze unsqueeze narrow
-    select unfold diagonal as_strided unflatten movedim moveaxis swapaxes swapdims
-    """.split()
-)
-# Conversions that return the receiver itself when no conversion is needed.
-CONVERSION_METHODS = frozenset(
-    """
-    to cpu cuda float double half bfloat16 int long short bool byte char type
-    contiguous reshape reshape_as flatten
-    """.split()
-)
-# Tensor methods that return a new tensor (out of place).
-_FRESH_METHODS = frozenset(
-    """
-    clone add sub mul div true_divide floor_divide remainder fmod pow matmul mm bmm
-    sum mean prod std var norm abs exp log log1p sqrt rsqrt neg reciprocal sigmoid tanh
-    relu softmax log_softmax clamp clip cumsum cumprod masked_fill index_select gather
-    repeat tile flip roll tril triu max_pool sign floor ceil round trunc sin cos
-    new_zeros new_ones new_empty new_full new_tensor masked_select argmax argmin
-    """.split()
-)
-_INDEX_METHODS = frozenset(
-    """
-    nonzero argsort eq ne gt ge lt le isnan isinf isfinite logical_not
-    logical_and logical_or logical_xor
-    """.split()
-)
-
-
-def is_inplace_method(name: str) -> bool:
-    """``add_``, ``copy_``; not ``__iadd__``-style dunders nor ``_private_``."""
-    return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
+_OPAQUE = Binding(None, None, opaque=True)
 
 
 def method_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
@@ -183,11 +126,19 @@ class Inference:
 
     The engine drives it: :class:`ScopeOpener` runs before the rules on each node and
     :class:`ScopeCloser` after them, so a rule sees the bindings made before its node.
+    Where the bindings made so far know nothing, the module summary may: what the file's
+    functions return, what attributes and containers hold, what a name holds wherever it
+    is bound (see ``analysis/summary.py``).
     """
 
-    def __init__(self, imports: ImportTable) -> None:
+    def __init__(self, imports: ImportTable, summary: ModuleSummary | None = None, scope: str = "") -> None:
         self.imports = imports
+        self.summary = summary
         self.scopes: list[dict[str, Binding]] = [{}]
+        # Per scope: its qualified name in the module, and whether the summary has facts
+        # of it (a function or the module: not a class body). The facts are walked on
+        # first use only.
+        self.qualnames: list[tuple[str, bool]] = [(scope, summary is not None and summary.scope(scope) is not None)]
         # Per open ``if``/loop: the bindings before it and those at the end of each branch.
         self.branches: list[tuple[dict[str, Binding], list[dict[str, Binding]]]] = []
 
@@ -201,9 +152,29 @@ class Inference:
     def bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self.bind(target.value, value, self.info(value) if value is not None else None)
-        else:
-            for name in bound_names(target):
-                self.bind(name, None, None)
+            return
+        for name in bound_names(target):
+            self.bind(name, None, None)
+        if value is not None and isinstance(target, (cst.Tuple, cst.List)):
+            infos = self._unpacked_infos(value, len(target.elements))
+            for element, info in zip(target.elements, infos):
+                if isinstance(element, cst.Element) and isinstance(element.value, cst.Name) and info is not None:
+                    self.bind(element.value.value, None, info)
+
+    def _unpacked_infos(self, value: cst.BaseExpression, width: int) -> list[TensorInfo | None]:
+        """What ``a, b = value`` binds, position by position: a tuple display's elements, or
+        what the file's own function returns (``return seg, feats``)."""
+        if isinstance(value, (cst.Tuple, cst.List)):
+            if len(value.elements) != width or any(isinstance(e, cst.StarredElement) for e in value.elements):
+                return []
+            return [self.info(e.value) for e in value.elements]
+        facts = self.facts
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and facts is not None \
+                and self.binding(value.func.value) is None:
+            returned = facts.own_call(value.func.value)
+            if isinstance(returned, tuple) and len(returned) == width:
+                return [v if isinstance(v, TensorInfo) else None for v in returned]
+        return []
 
     # -- control flow -------------------------------------------------------------
     # A branch starts from the bindings before the ``if``; after it, a name keeps what
@@ -224,14 +195,32 @@ class Inference:
         self.scopes[-1] = _merge(ends)
 
     def forget(self, name: str) -> None:
-        self.scopes[-1].pop(name, None)
+        """``name`` holds no tensor here (an ``isinstance`` test said so)."""
+        self.scopes[-1][name] = _OPAQUE
 
-    def push(self, inherit: bool, shadowed: set[str] = frozenset()) -> None:
-        scope = {k: v for k, v in self.scopes[-1].items() if k not in shadowed} if inherit else {}
+    def push(self, inherit: bool, shadowed: set[str] = frozenset(), name: str | None = None,
+             function: bool = False) -> None:
+        """Open a scope: a function or class called ``name`` (``function`` says which), or,
+        inheriting the current bindings, a lambda or comprehension whose own variables
+        ``shadowed`` hide the outer ones."""
+        scope = {k: (_OPAQUE if k in shadowed else v) for k, v in self.scopes[-1].items()} if inherit else {}
+        scope.update({k: _OPAQUE for k in shadowed})
         self.scopes.append(scope)
+        if name is None:
+            self.qualnames.append(self.qualnames[-1])
+            return
+        outer = self.qualnames[-1][0]
+        self.qualnames.append((f"{outer}.{name}" if outer else name, function and self.summary is not None))
 
     def pop(self) -> None:
         self.scopes.pop()
+        self.qualnames.pop()
+
+    @property
+    def facts(self) -> ScopeFacts | None:
+        """The summary's facts of the current scope (None when it has none)."""
+        qualname, summarised = self.qualnames[-1]
+        return self.summary.scope(qualname) if summarised else None
 
     # -- evidence ---------------------------------------------------------------
     def qualify(self, node: cst.CSTNode) -> str | None:
@@ -243,15 +232,16 @@ class Inference:
     def info(self, node: cst.BaseExpression) -> TensorInfo | None:
         """Evidence that ``node`` evaluates to a tensor, or None when unknown."""
         if isinstance(node, cst.Name):
-            binding = self.binding(node.value)
-            return binding.info if binding else None
+            summarised = self.summarised(node)
+            return summarised if isinstance(summarised, TensorInfo) else None
         if isinstance(node, cst.Call):
             return self._call_info(node)
         if isinstance(node, cst.Attribute):
             return self._attribute_info(node)
         if isinstance(node, cst.Subscript):
-            base = self.info(node.value)
-            return TENSOR if base else None
+            if self.info(node.value) or self.summarised(node.value) in (Holds.TENSORS, Holds.STATE_DICT):
+                return TENSOR
+            return None
         if isinstance(node, cst.BinaryOperation):
             left, right = self.info(node.left), self.info(node.right)
             if left or right:
@@ -277,6 +267,25 @@ class Inference:
             return self.info(node.value)
         return None
 
+    def summarised(self, node: cst.BaseExpression) -> Value:
+        """What a name, or an attribute of an instance of the file's classes, holds: the
+        bindings made so far first, then the module summary."""
+        if isinstance(node, cst.Name):
+            binding = self.binding(node.value)
+            if binding is not None and (binding.info is not None or binding.opaque):
+                return binding.info
+            facts = self.facts
+            return facts.name_value(node.value) if facts is not None else None
+        if isinstance(node, cst.Attribute) and self.summary is not None:
+            receiver = self.summarised(node.value)
+            if isinstance(receiver, Instance):
+                return self.summary.attribute(receiver.cls, node.attr.value)
+        return None
+
+    def holds_tensors(self, node: cst.BaseExpression) -> bool:
+        """A name or attribute the summary knows as a list of tensors (``vals.append(t)``)."""
+        return self.summarised(node) == Holds.TENSORS
+
     def _attribute_info(self, node: cst.Attribute) -> TensorInfo | None:
         attr = node.attr.value
         if attr == "grad":
@@ -289,35 +298,41 @@ class Inference:
                 and receiver.attr.value in PARAMETER_ATTRIBUTES
             ):
                 return TENSOR
-        return None
+        summarised = self.summarised(node)
+        return summarised if isinstance(summarised, TensorInfo) else None
 
     def _call_info(self, node: cst.Call) -> TensorInfo | None:
         qualified = self.qualify(node.func)
         if qualified:
-            return _torch_function_info(qualified, node)
+            return torch_function_info(qualified, _CstCall(node))
+        if isinstance(node.func, cst.Name):
+            return self._own_call_info(node.func.value)
         called = method_call(node)
         if called is None:
             return None
         receiver, name = called
         receiver_info = self.info(receiver)
-        if receiver_info is None:
-            return None
-        if name in _INDEX_METHODS:
-            return FRESH_INDEX
-        if name in _FRESH_METHODS:
-            return FRESH
-        if name in VIEW_METHODS or name in CONVERSION_METHODS:
-            index = name in ("long", "bool") or (name == "to" and receiver_info.index)
+        if receiver_info is not None:
             # A conversion returns its receiver or a new copy: of a fresh temporary (not a
             # name, which others may read), nothing else can see either.
-            if name in CONVERSION_METHODS and (
-                is_copying_conversion(node) or (receiver_info.fresh and not isinstance(receiver, cst.Name))
-            ):
-                return FRESH_INDEX if index else FRESH
-            return TensorInfo(index=True) if index else TENSOR
-        if is_inplace_method(name):
-            return receiver_info
+            copies = is_copying_conversion(node) or (receiver_info.fresh and not isinstance(receiver, cst.Name))
+            return tensor_method_info(name, receiver_info, copies)
+        instance = self.summarised(receiver)
+        if isinstance(instance, Instance):
+            returned = self.summary.returns(f"{instance.cls}.{name}")
+            return returned if isinstance(returned, TensorInfo) else None
+        if instance is None and name in TENSOR_ONLY_METHODS:
+            # Whatever the receiver is, only tensors have this method.
+            return FRESH if name in FRESH_METHODS else TENSOR
         return None
+
+    def _own_call_info(self, name: str) -> TensorInfo | None:
+        """``helper(...)``: what the file's own function returns, when nothing here rebinds it."""
+        facts = self.facts
+        if facts is None or self.binding(name) is not None:
+            return None
+        returned = facts.own_call(name)
+        return returned if isinstance(returned, TensorInfo) else None
 
 
 def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:
@@ -336,7 +351,9 @@ def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:
 
 
 def narrowed_name(test: cst.BaseExpression, imports: ImportTable) -> tuple[str, bool] | None:
-    """(name, is_tensor) for ``isinstance(name, torch.Tensor)`` and its ``not`` form."""
+    """(name, holds a tensor where the test is true) for ``isinstance(name, T)`` and its
+    ``not`` form: true for torch's tensor types, false for any other type (``np.ndarray``,
+    ``list``, ``float``); None for a mix of both, or a test of anything else."""
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     call = test.expression if negated else test
     if not (
@@ -349,54 +366,42 @@ def narrowed_name(test: cst.BaseExpression, imports: ImportTable) -> tuple[str, 
         return None
     kinds = call.args[1].value
     candidates = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
-    if any(imports.qualify(c) in TENSOR_ANNOTATIONS | _PARAMETER_CONSTRUCTORS for c in candidates):
+    tensors = [imports.qualify(c) in TENSOR_ANNOTATIONS | PARAMETER_CONSTRUCTORS for c in candidates]
+    if all(tensors):
         return call.args[0].value.value, not negated
+    if not any(tensors) and all(isinstance(c, (cst.Name, cst.Attribute)) for c in candidates):
+        return call.args[0].value.value, negated
     return None
 
 
-def _torch_function_info(qualified: str, call: cst.Call) -> TensorInfo | None:
-    if qualified in _PARAMETER_CONSTRUCTORS:
-        return PARAMETER
-    if qualified.startswith(_FUNCTIONAL_PREFIX):
-        return FRESH
-    for prefix in _TORCH_PREFIXES:
-        if qualified.startswith(prefix):
-            name = qualified[len(prefix) :]
-            if name == "where" and len(call.args) == 1:
-                return None  # a tuple of index tensors
-            if name in _INDEX_CONSTRUCTORS and _integer_literals(call):
-                return FRESH_INDEX
-            if name == "arange" and not _float_arange(call):
-                return FRESH_INDEX
-            if name in _INDEX_FUNCTIONS:
-                return FRESH_INDEX
-            if name in _FRESH_FUNCTIONS:
-                return FRESH
-    return None
+class _CstCall(CallShape):
+    def __init__(self, call: cst.Call) -> None:
+        self.call = call
 
+    def single_argument(self) -> bool:
+        return len(self.call.args) == 1
 
-def _integer_literals(call: cst.Call) -> bool:
-    """``torch.tensor([0, 2])``, ``torch.tensor([True, False], dtype=torch.bool)``: an index tensor."""
-    dtype = keyword_argument(call, "dtype")
-    if dtype is not None:
-        return isinstance(dtype, cst.Attribute) and dtype.attr.value in _INDEX_DTYPES
-    data = first_argument(call, keyword="data")
-    return (
-        isinstance(data, (cst.List, cst.Tuple))
-        and bool(data.elements)
-        and all(_integer_literal(element.value) for element in data.elements)
-    )
+    def integer_literals(self) -> bool:
+        dtype = keyword_argument(self.call, "dtype")
+        if dtype is not None:
+            return isinstance(dtype, cst.Attribute) and dtype.attr.value in INDEX_DTYPES
+        data = first_argument(self.call, keyword="data")
+        return (
+            isinstance(data, (cst.List, cst.Tuple))
+            and bool(data.elements)
+            and all(_integer_literal(element.value) for element in data.elements)
+        )
+
+    def float_arange(self) -> bool:
+        return keyword_argument(self.call, "dtype") is not None or any(
+            isinstance(arg.value, cst.Float) for arg in self.call.args
+        )
 
 
 def _integer_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         node = node.expression
     return isinstance(node, cst.Integer) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
-
-
-def _float_arange(call: cst.Call) -> bool:
-    """``torch.arange(0, 1, 0.1)`` or with a dtype: maybe not an integer tensor."""
-    return keyword_argument(call, "dtype") is not None or any(isinstance(arg.value, cst.Float) for arg in call.args)
 
 
 def is_copying_conversion(call: cst.Call) -> bool:
@@ -432,7 +437,7 @@ def _annotation_expr_info(node: cst.BaseExpression, imports: ImportTable) -> Ten
     qualified = imports.qualify(node)
     if qualified in TENSOR_ANNOTATIONS:
         return TENSOR
-    if qualified in _PARAMETER_CONSTRUCTORS:
+    if qualified in PARAMETER_CONSTRUCTORS:
         return PARAMETER
     return None
 
@@ -480,6 +485,8 @@ def _is_advanced(index: cst.BaseExpression, inference: Inference) -> bool:
         qualified = inference.qualify(index.func)
         if qualified == "torch.where" and len(index.args) == 1:
             return True
+        if _tensor_view_of_comparison(index):
+            return True
         called = method_call(index)
         if qualified is None and called is not None and called[1] in _ADVANCED_INDEX_METHODS:
             return True  # whatever the receiver: these return >= 1-d long or bool tensors
@@ -493,6 +500,18 @@ def _is_advanced(index: cst.BaseExpression, inference: Inference) -> bool:
             return True  # idx = [0, 2]; x[idx]
     info = inference.info(index)
     return bool(info and info.index)
+
+
+def _tensor_view_of_comparison(node: cst.Call) -> bool:
+    """``(rank < k).unsqueeze(-1).expand_as(x)``: views of a comparison, one of them a method
+    only tensors have, so the comparison is a bool tensor: a mask."""
+    tensor_only = False
+    while (called := method_call(node)) is not None and called[1] in VIEW_METHODS:
+        tensor_only = tensor_only or called[1] in TENSOR_ONLY_METHODS
+        node = called[0]
+    return tensor_only and isinstance(node, cst.Comparison) and all(
+        not isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons
+    )
 
 
 # Methods whose result indexes advanced whatever their receiver is (``m.nonzero()``).

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from . import __version__, limits, prefilter
 from ._triggers import RULE_TRIGGERS
-from .imports import ImportTable
+from .analysis.summary import ModuleSummary
 
 # A child of flake8's logger, so that ``flake8 -v`` shows which files were skipped.
 LOG = logging.getLogger("flake8.tensorcopy")
@@ -47,8 +47,8 @@ class TensorCopyChecker:
 
     def _findings(self) -> list:
         source = "".join(self.lines)
-        imports = ImportTable.from_ast(self.tree, source)
-        plan = prefilter.plan(source, self.tree, self.triggers, imports)
+        summary = ModuleSummary.of(self.tree, source)
+        plan = prefilter.plan(source, self.triggers, summary)
         reasons = list(plan.skipped)
         findings = []
         if plan.needs_parse:
@@ -56,7 +56,7 @@ class TensorCopyChecker:
 
             rules = rules_for(spec.code for spec in self.triggers)
             try:
-                findings = lint_planned(source, plan, imports, rules, budget=limits.Budget())
+                findings = lint_planned(source, plan, summary, rules, budget=limits.Budget())
             except AnalysisError as error:  # the parts that could be analysed still count
                 findings = error.findings
                 reasons.append(str(error))

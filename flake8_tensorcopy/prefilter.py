@@ -2,10 +2,12 @@
 
 flake8 runs every plugin on every file, so parsing every file with LibCST would add
 about 80% to a flake8 run. Instead each rule declares trigger regexes: text that must
-appear for the rule to report anything. They run over the source with comments and
-plain strings blanked out. A finding always lies in the innermost function enclosing
-the trigger match, and the analysis is function-local (see ``inference``), so only
-those functions are parsed. A match outside every function means the module-level code.
+appear for the rule to report anything. They run over the source with comments and the
+text of string literals blanked out (an f-string's code in braces stays). A finding
+always lies in the innermost function enclosing the trigger match, and what a function's
+analysis knows of the rest of the file comes from the module summary, built from the
+``ast`` (see ``analysis/summary.py``), so only those functions are parsed. A match
+outside every function means the module-level code.
 A rule may add a gate (``gates.py``): a necessary condition checked on the ``ast`` of
 each function its triggers picked, e.g. "a ``torch.tensor(x)`` whose ``x`` could be known
 as a tensor".
@@ -23,6 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .analysis.summary import ModuleSummary
 from .gates import ArgumentGate, FunctionFacts
 from .imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .limits import statements_of, unparsable_reason
@@ -219,9 +222,11 @@ WHOLE_FILE = Plan(whole_file=True)
 NOTHING = Plan(whole_file=False)
 
 
-def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: ImportTable) -> Plan:
-    """The parts of ``source`` that can hold a finding of one of ``rules``."""
+def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary) -> Plan:
+    """The parts of ``source`` that can hold a finding of one of ``rules``; ``summary``
+    is that of the file's ``ast`` tree."""
     source = normalise_newlines(source)
+    tree, imports = summary.tree, summary.imports
     triggered = [(rule.gate, rule.patterns(imports)) for rule in rules]
     # Triggers skip comments, so they match the raw text wherever they match the
     # blanked one: most files are done before paying for the blanking.
@@ -233,7 +238,7 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
     index = _LineIndex(text)
     locator = _FunctionLocator(tree)
     functions: dict[tuple[int, int], ast.stmt] = {}
-    facts: dict[int, FunctionFacts] = {}  # id(function) -> facts, shared by the gates
+    facts: dict[int, FunctionFacts] = {}  # id(scope) -> facts, shared by the gates
     module_level = False
     for gate, (primary, *secondary) in triggered:
         callees = gate.spellings(imports) if gate else None
@@ -249,7 +254,7 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
                 continue
             if function is None:
                 if all(p.search(text) for p in secondary):
-                    if gate is None or _admits(gate, facts, tree, imports):
+                    if gate is None or _admits(gate, facts, tree, summary):
                         module_level = True
                     else:
                         refused.add(id(tree))
@@ -257,7 +262,7 @@ def plan(source: str, tree: ast.Module, rules: Iterable[TriggerSpec], imports: I
             span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
             if span not in functions and all(p.search(text, start, end) for p in secondary):
-                if gate is not None and not _admits(gate, facts, function, imports):
+                if gate is not None and not _admits(gate, facts, function, summary):
                     # The gate judged this scope only, not the functions nested in it.
                     refused.add(id(function))
                     continue
@@ -290,12 +295,12 @@ def _identifier_at(text: str, offset: int) -> str:
     return text[start:end]
 
 
-def _admits(gate: ArgumentGate, cache: dict[int, FunctionFacts], scope: ast.AST, imports: ImportTable) -> bool:
+def _admits(gate: ArgumentGate, cache: dict[int, FunctionFacts], scope: ast.AST, summary: ModuleSummary) -> bool:
     """The gate's verdict on ``scope``; ``cache`` keeps each scope's facts for every gate."""
     try:
         facts = cache.get(id(scope))
         if facts is None:
-            facts = cache[id(scope)] = FunctionFacts(scope, imports)
+            facts = cache[id(scope)] = FunctionFacts(summary.facts(scope))
         return gate.admits(facts)
     except RecursionError:  # an expression too deep to judge: the parse's limits will say so
         return True

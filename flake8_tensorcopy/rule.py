@@ -8,8 +8,8 @@ from typing import ClassVar
 
 import libcst as cst
 
+from .analysis.summary import ModuleSummary
 from .gates import ArgumentGate  # noqa: F401 (re-exported for rules)
-from .imports import ImportTable
 from .inference import Inference
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
 
@@ -88,9 +88,11 @@ class Example:
 class Context:
     """Shared by all rules of one batched pass."""
 
-    def __init__(self, imports: ImportTable) -> None:
-        self.imports = imports
-        self.inference = Inference(imports)
+    def __init__(self, summary: ModuleSummary, scope: str = "") -> None:
+        """``scope``: the qualified name of the scope around the parsed code ("" for the
+        module, "Trainer" for a method parsed on its own)."""
+        self.imports = summary.imports
+        self.inference = Inference(summary.imports, summary, scope)
         self.reports: list[Report] = []
         # Nesting depth of ``with torch.no_grad()`` / ``inference_mode`` (and decorated
         # functions): a fix needs no wrapper inside one.

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .gates import NAMED_PARAMETER_ITERATORS, PARAMETER_ITERATORS
+from .analysis.vocabulary import NAMED_PARAMETER_ITERATORS, PARAMETER_ITERATORS
 from .inference import (
     PARAMETER,
+    TENSOR,
     annotation_info,
     bound_names,
     method_call,
@@ -37,7 +38,7 @@ class ScopeOpener(cst.BatchableCSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.context.functions.append(node)
-        self.inference.push(inherit=False)
+        self.inference.push(inherit=False, name=node.name.value, function=True)
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             info = annotation_info(param.annotation, self.inference.imports)
@@ -49,7 +50,7 @@ class ScopeOpener(cst.BatchableCSTVisitor):
             self.context.no_grad_depth += 1
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.inference.push(inherit=False)
+        self.inference.push(inherit=False, name=node.name.value)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         params = node.params
@@ -118,7 +119,26 @@ class ScopeOpener(cst.BatchableCSTVisitor):
         self.context.statements.append(node)
 
     def _bind_loop_target(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
-        """``for p in m.parameters()`` and ``for name, p in m.named_parameters()``."""
+        """``for p in m.parameters()``, ``for name, p in m.named_parameters()``, ``for row in t``
+        over a tensor (rows, and what unpacking a row gives, are tensors), and ``zip``,
+        ``enumerate`` and ``reversed`` of those."""
+        if self.inference.is_tensor(iterable) and isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+            for name in _plain_names(target):
+                self.inference.bind(name, None, TENSOR)
+            return
+        builtin = _builtin_call(iterable)
+        if builtin == "reversed" and len(iterable.args) == 1:
+            self._bind_loop_target(target, iterable.args[0].value)
+            return
+        if (
+            builtin == "zip"
+            and isinstance(target, (cst.Tuple, cst.List))
+            and len(target.elements) == len(iterable.args)
+            and not any(arg.star or arg.keyword for arg in iterable.args)
+        ):
+            for element, arg in zip(target.elements, iterable.args):
+                self._bind_loop_target(element.value, arg.value)
+            return
         called = method_call(iterable)
         if called and called[1] in PARAMETER_ITERATORS and isinstance(target, cst.Name):
             self.inference.bind(target.value, None, PARAMETER)
@@ -138,6 +158,22 @@ class ScopeOpener(cst.BatchableCSTVisitor):
             self._bind_loop_target(target.elements[1].value, iterable.args[0].value)
             return
         self.inference.bind_target(target, None)
+
+
+def _plain_names(target: cst.BaseExpression):
+    """The names of a target made of names and nested tuples (a starred one gets a list)."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            if isinstance(element, cst.Element):
+                yield from _plain_names(element.value)
+
+
+def _builtin_call(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return node.func.value
+    return None
 
 
 def _pair(target: cst.BaseExpression) -> bool:
@@ -212,7 +248,7 @@ class ScopeCloser(cst.BatchableCSTVisitor):
 
     def leave_Del(self, node: cst.Del) -> None:
         for name in bound_names(node.target):
-            self.inference.scopes[-1].pop(name, None)
+            self.inference.forget(name)
 
     def leave_Import(self, node: cst.Import) -> None:
         self._shadow_imports(node.names)

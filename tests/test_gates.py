@@ -14,12 +14,14 @@ import pytest
 
 from flake8_tensorcopy import prefilter
 from flake8_tensorcopy.engine import AnalysisError, lint_source
-from flake8_tensorcopy.imports import ImportTable
+from flake8_tensorcopy.analysis.summary import ModuleSummary
 from flake8_tensorcopy.rules import ALL_RULES
 
 HEADER = (
     "import copy\nimport numpy as np\nimport torch\nfrom typing import Optional\n"
     "from copy import deepcopy as dc\nfrom torch import tensor as T\nimport torch as th\n"
+    "def helper():\n    return torch.zeros(2)\n"
+    "class Box:\n    def __init__(self):\n        self.w = torch.ones(2)\n"
 )
 # (signature, lines before the call, what happens to ``torch.tensor(t)``): "flagged"
 # (the inference knows t), "refused" (the gate keeps LibCST away) or "parsed" (the gate
@@ -31,13 +33,13 @@ BINDINGS = [
     ("t: th.nn.Parameter", [], "flagged"),
     ("t: int", [], "refused"),
     ("t", [], "refused"),
-    ("*t: torch.Tensor", [], "parsed"),
+    ("*t: torch.Tensor", [], "refused"),  # a tuple of tensors, not a tensor
     ("m", ["t = torch.ones(3)"], "flagged"),
     ("m", ["t = m.weight.data"], "flagged"),
     ("m", ["t = m.grad"], "flagged"),
     ("m", ["t = np.ones(2)"], "refused"),
     ("m", ["t = [1, 2]"], "refused"),
-    ("m", ["t, u = torch.ones(2), 1"], "refused"),
+    ("m", ["t, u = torch.ones(2), 1"], "flagged"),
     ("m", ["t: torch.Tensor = m"], "flagged"),
     ("m", ["t: int = torch.ones(2)"], "flagged"),
     ("m", ["u = torch.zeros(2)", "t = u * 2"], "flagged"),
@@ -46,7 +48,7 @@ BINDINGS = [
     ("m", ["a = b = torch.ones(2)", "t = b"], "flagged"),
     ("m", ["t = torch.ones(2) if m else torch.zeros(2)"], "flagged"),
     ("m", ["t = torch.ones(2) if m else None"], "refused"),
-    ("m", ["t = u", "u = torch.ones(2)"], "parsed"),
+    ("m", ["t = u", "u = torch.ones(2)"], "flagged"),  # u holds a tensor wherever it is bound
     ("m", ["for t in m.parameters():"], "flagged"),
     ("m", ["for n, t in m.named_buffers():"], "flagged"),
     ("m", ["for i, t in enumerate(m.parameters()):"], "flagged"),
@@ -56,8 +58,21 @@ BINDINGS = [
     ("m", ["t = torch.ones(2)", "del t"], "parsed"),
     ("m", ["t = torch.ones(2)", "if not isinstance(t, torch.Tensor):"], "parsed"),
     ("m", ["import torch as t"], "refused"),
-    ("t: torch.Tensor", ["def inner():"], "refused"),  # a nested function sees none of these
+    ("t: torch.Tensor", ["def inner():"], "flagged"),  # the summary: t of the enclosing function
     ("m", ["def inner(t: torch.Tensor):", "    pass"], "refused"),
+    # What the module summary knows (analysis/summary.py).
+    ("m", ["t = helper()"], "flagged"),
+    ("m", ["t = Box().w"], "flagged"),
+    ("m", ["t = m.detach()"], "flagged"),
+    ("m", ["t = m.view(-1)"], "refused"),
+    ("m", ["t = torch.from_numpy(m)"], "flagged"),
+    ("t", ["u = t.detach()"], "flagged"),
+    ("t", ["u = t.detach()", "if isinstance(t, np.ndarray):"], "refused"),  # t's type is tested: no evidence
+    ("m", ["t = torch.ones(2)", "if isinstance(t, np.ndarray):"], "parsed"),
+    ("m", ["for t in torch.ones(2, 2):"], "flagged"),
+    ("m", ["for t, u in torch.utils.data.DataLoader(m):"], "flagged"),
+    ("m", ["for t in torch.utils.data.DataLoader(m):"], "parsed"),  # a batch: not known as a tensor
+    ("m", ["t = []", "t.append(1)"], "refused"),
 ]
 CALLS = [
     "torch.tensor({})", "th.tensor(data={})", "T({})", "torch.Tensor({})", "torch.cuda.LongTensor({})",
@@ -104,8 +119,8 @@ def test_functions_lose_no_finding(binding):
     # And for the plain ``torch.tensor(t)``, the gate does what BINDINGS says.
     tree = ast.parse(source)
     function = tree.body[len(ast.parse(HEADER).body) + cases.index(("torch.tensor({})", "t"))]
-    plan = prefilter.plan(source, tree, [rule.trigger_spec() for rule in GATED], ImportTable.from_ast(tree, source))
-    parsed = any(start <= function.lineno <= end for start, end in plan.spans)
+    plan = prefilter.plan(source, [rule.trigger_spec() for rule in GATED], ModuleSummary.of(tree, source))
+    parsed = any(start <= function.end_lineno and end >= function.lineno for start, end in plan.spans)
     flagged = any(function.lineno <= f.line <= function.end_lineno and f.code == "TCP005" for f in whole)
     assert {"flagged": (True, True), "parsed": (True, False), "refused": (False, False)}[bare_t] == (parsed, flagged)
 
@@ -139,3 +154,51 @@ def test_an_expression_too_deep_to_judge_costs_only_its_function():
     with pytest.raises(AnalysisError, match="lines 2-4: line 3: an expression nested 1501 deep") as raised:
         lint_source(source, rules=GATED)
     assert [(f.line, f.code) for f in raised.value.findings] == [(7, "TCP005")]
+
+
+@pytest.mark.parametrize("scope", ["function", "module"])
+@pytest.mark.parametrize("extra, flagged", [("", True), ("t.append(1)", False), ("t.extend(m)", False)])
+def test_a_list_filled_with_tensors(scope, extra, flagged):
+    body = ["t = []", "for x in m.parameters():", "    t.append(x * 2)", extra, "result = torch.tensor(t)"]
+    if scope == "function":
+        source = "import torch\n\ndef f(m):\n" + "".join(f"    {line}\n" for line in body)
+    else:
+        source = "import torch\n\n" + "".join(f"{line}\n" for line in body)
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    expected = [(source.count("\n"), "TCP005")] if flagged else []
+    assert [(f.line, f.code) for f in whole] == expected
+    assert all("torch.stack" in f.message and f.fix is None for f in whole)
+
+
+@pytest.mark.parametrize("loop, flagged", [
+    ("for (a, b), t in zip(pairs, torch.ones(3)):", True),
+    ("for t in reversed(torch.ones(3)):", True),
+    ("for i, t in enumerate(torch.ones(3)):", True),
+    ("for t, u in torch.ones(3, 2):", True),
+    ("for t in pairs:", False),
+    ("for t in zip(pairs, torch.ones(3)):", False),  # a tuple, not a tensor
+])
+def test_loops_over_tensors(loop, flagged):
+    source = f"import torch\n\ndef f(pairs):\n    {loop}\n        torch.tensor([t])\n"
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert [(f.line, f.code) for f in whole] == ([(5, "TCP005")] if flagged else [])
+
+
+@pytest.mark.parametrize("before, flagged", [
+    (["t, u = torch.ones(2), 1"], True),
+    (["t, u = torch.ones(2), 1", "x = torch.tensor(t)", "t = 5"], True),
+    (["t, u = split(m)"], True),
+    (["u, t = split(m)"], False),
+    (["t, u = split(m)", "x = torch.tensor(t)", "t = 5"], True),
+])
+def test_tuples_unpacked(before, flagged):
+    body = "".join(f"    {line}\n" for line in before)
+    source = (
+        "import torch\n\ndef split(m):\n    return torch.ones(1), m\n\n"
+        f"def f(m):\n{body}    return torch.tensor(t)\n"
+    )
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert bool(whole) == flagged

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..gates import PARAMETER_ATTRIBUTES
-from ..inference import first_argument, keyword_argument, method_call, writes_in_place
+from ..inference import first_argument, keyword_argument, method_call, subscript_indices, writes_in_place
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
@@ -43,8 +43,12 @@ class DataMutation(Rule):
         use_instead="import torch\n\ndef step(w: torch.Tensor, lr: float):\n    with torch.no_grad():\n        w.add_(-lr * w.grad)\n",
         fixture="fixtures/tcp001_data_mutation.py",
         known_problems="`E.data = v` needs evidence that `E` is a tensor (an inferred tensor, a "
-        "`.weight`/`.bias` attribute, or a loop variable over `.parameters()`), so writes to "
-        "unannotated tensors can be missed. `self.data`, `args.data` and similar are never flagged.",
+        "`.weight`/`.bias`/`.running_mean` attribute, or a loop variable over `.parameters()`), "
+        "so such writes to unannotated tensors can be missed. `self.data`, `args.data` and "
+        'similar are never flagged, nor `.data["key"]` (no tensor takes a string key). On 79 '
+        "repositories of application code (575 k lines, hand-labelled: `bench/accuracy/`): 571 "
+        "of 584 writes found, 7 false findings (numpy buffers of caffe blobs, a TensorRT "
+        "binding namedtuple's `.data`, DGL graph dicts indexed by a computed key).",
         fix_safety="`nn.init.X_(w.data)` as a statement becomes `nn.init.X_(w)` (nn.init runs under "
         "no_grad). A statement that writes through `.data` (`w.data.add_(v)`, `w.data[i] = v`, "
         "`p.data -= v`) loses `.data` and runs under no_grad: inside `with torch.no_grad():` / "
@@ -67,6 +71,7 @@ class DataMutation(Rule):
         Example("def f(w):\n    w.data[0].zero_()\n", [(2, 5)]),
         Example("import torch\ndef f(a, b, w):\n    torch.add(a, b, out=w.data)\n", [(3, 5)]),
         Example("import torch.nn.init as init\ndef f(w):\n    init.xavier_uniform_(w.data)\n", [(3, 5)]),
+        Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
     )
     clean = (
         "def f(x):\n    y = x.data\n    return x.data.norm() + x.data.clone()\n",
@@ -76,6 +81,7 @@ class DataMutation(Rule):
         "import torch\ndef f(w: torch.Tensor):\n    with torch.no_grad():\n        w.add_(1.0)\n",
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
+        "def f(g, feat):\n    g.edges['cites'].data['feat'] = feat\n    g.ndata['h'].data['x'] += 1\n",
     )
 
     def __init__(self, context) -> None:
@@ -288,8 +294,11 @@ def _is_data(node: cst.BaseExpression) -> bool:
 
 
 def _through_data(node: cst.BaseExpression) -> bool:
-    """``E.data`` or ``E.data[...]`` (any depth of indexing)."""
+    """``E.data`` or ``E.data[...]`` (any depth of indexing); not ``g.ndata["feat"]``-like
+    string keys, which no tensor takes (a graph's or a record's ``.data`` dict)."""
     while isinstance(node, cst.Subscript):
+        if any(isinstance(index, cst.BaseString) for index in subscript_indices(node)):
+            return False
         node = node.value
     return _is_data(node)
 

@@ -28,8 +28,14 @@ class DeepcopyTensor(Rule):
         example="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return copy.deepcopy(t)\n",
         use_instead="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return t.detach().clone()\n",
         fixture="fixtures/tcp003_deepcopy_tensor.py",
-        known_problems="Only values known to be tensors are flagged; `copy.deepcopy(model)`, "
-        "optimizers, dicts and state_dicts are legitimate and never flagged.",
+        known_problems="Only values known to be tensors are flagged; `copy.deepcopy(model)`, optimizers, dicts "
+        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file: "
+        "annotations, torch calls, what the file's own functions return and its classes store "
+        "on `self`, methods only tensors have (`out.detach()`), a parameter used as only a "
+        "tensor can be, or its docstring's type. On 79 repositories of application code (575 k "
+        "lines, hand-labelled: `bench/accuracy/`): 3 of 5 found, no false finding. It cannot "
+        "see values made in another module (`copy.deepcopy(self.trainer.master_params)`, a list "
+        "of parameters built by an imported class).",
         fix_safety="`copy.deepcopy(t)` becomes `t.detach().clone()`: unsafe, the copy no longer "
         "requires grad, has no `.grad` and is a plain tensor (not an `nn.Parameter`). No fix "
         "with a `memo` argument.",
@@ -38,12 +44,22 @@ class DeepcopyTensor(Rule):
         Example("import copy\nimport torch\ndef f(t: torch.Tensor):\n    return copy.deepcopy(t)\n", [(4, 12)]),
         Example("import copy as c\nimport torch\ndef f():\n    w = torch.nn.Parameter(torch.ones(3))\n    return c.deepcopy(w)\n", [(5, 12)]),
         Example("from copy import deepcopy as dc\nimport torch\ndef f(x):\n    return dc(torch.zeros(3)[:2])\n", [(4, 12)]),
+        # What the rest of the file says (the module summary):
+        Example("import copy\nimport torch\ndef propagate(x):\n    return torch.stack([x, x])\n"
+                "def f(x):\n    return copy.deepcopy(propagate(x))\n", [(6, 12)]),
+        Example("import copy\nimport torch\nclass Net:\n    def __init__(self):\n        self.W = torch.randn(3, 3)\n"
+                "    def snapshot(self):\n        return copy.deepcopy(self.W)\n", [(7, 16)]),
+        Example("import copy\ndef f(out):\n    return copy.deepcopy(out.detach())\n", [(3, 12)]),
+        Example("import copy\ndef f(rep):\n    scale = rep.norm()\n    return copy.deepcopy(rep) / scale\n", [(4, 12)]),
     )
     clean = (
         "import copy\ndef f(model):\n    return copy.deepcopy(model)\n",
         "import copy\ndef f(model):\n    return copy.deepcopy(model.state_dict())\n",
         "import copy\nimport torch\ndef f(t: torch.Tensor):\n    return t.detach().clone()\n",
         "import copy\ndef f(cfg):\n    return copy.deepcopy({'a': cfg})\n",
+        "import copy\nimport torch\nclass Net(torch.nn.Module):\n    pass\ndef f():\n    net = Net()\n    return copy.deepcopy(net)\n",
+        "import copy\ndef f(x):\n    if isinstance(x, dict):\n        return copy.deepcopy(x)\n    return x.detach()\n",
+        "import copy\nfrom torch import nn\ndef f():\n    layers = []\n    layers.append(nn.Linear(2, 2))\n    return copy.deepcopy(layers)\n",
     )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -63,8 +63,11 @@ class InplaceOnConversion(Rule):
         "raises). A chain that starts from a fresh tensor (`torch.zeros(3).cuda()`), a copy "
         "(`x.clone().float()`, `.to(..., copy=True)`) or the result of a call (`model(x).float()`) "
         "is not flagged, nor one from a loop variable or a local name: nothing else is known to see "
-        "it. Aliases are followed through plain names within one function; a binding made by `:=` "
-        "is not followed.",
+        "it, nor `.permute(...).contiguous()` (it copies). Aliases are followed through plain names "
+        "within one function; a binding made by `:=` is not followed. On 79 repositories of application "
+        "code (575 k lines, `bench/accuracy/`) it made 3 findings, none real (a batch's targets zeroed "
+        "when never read again, an argument the caller no longer uses), and missed the one hazard there "
+        "(a batch already on the device normalised in place twice): it stays opt-in.",
         fix_safety="Unsafe (the original no longer changes, which is the point): the conversion "
         "nearest to the write becomes a copy: `.to(...)` gains `copy=True`, `.cpu()`/`.cuda()` "
         "become `.to(\"cpu\"/\"cuda\", copy=True)`, `.float()` and the other dtype shorthands become "
@@ -80,6 +83,7 @@ class InplaceOnConversion(Rule):
         Example("def f(x):\n    y = x.reshape(-1)\n    y.clamp_(0, 1)\n    return y\n", [(3, 5)]),
     )
     clean = (
+        "def f(x, bs, n):\n    x = x.view(bs, n, -1).permute(0, 2, 1).contiguous()\n    x[..., :2] *= 2\n    return x\n",
         "import torch\ndef f():\n    torch.zeros(3).cuda().add_(1)\n    t = torch.zeros(3).cuda()\n    t.add_(1)\n",
         "def f(x):\n    x.clone().float().div_(2)\n",
         "def f(x, d):\n    y = x.to(d, copy=True)\n    y.add_(1)\n",
@@ -244,10 +248,16 @@ def _with_comma(args):
 
 def _may_alias(call: cst.Call) -> bool:
     """Does this conversion call return its receiver when nothing needs converting?"""
-    name = method_call(call)[1]
+    receiver, name = method_call(call)
     if name in ("to", "type") and not call.args:
         return False  # .type() returns a string; .to() without arguments is unusual
+    if name == "contiguous" and (inner := method_call(receiver)) is not None and inner[1] in _REORDERING:
+        return False  # x.permute(...).contiguous() copies (unless the order changed nothing)
     return not is_copying_conversion(call)
+
+
+# Views whose result is not contiguous (for any shape that matters).
+_REORDERING = frozenset({"permute", "transpose", "t", "swapaxes", "swapdims", "movedim", "moveaxis"})
 
 
 def _keyed(node: cst.Subscript) -> bool:

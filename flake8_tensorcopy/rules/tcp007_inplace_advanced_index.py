@@ -43,11 +43,11 @@ class InplaceAdvancedIndex(Rule):
         example="import torch\n\ndef clip_negative(x: torch.Tensor) -> None:\n    x[x < 0].zero_()\n",
         use_instead="import torch\n\ndef clip_negative(x: torch.Tensor) -> None:\n    x[x < 0] = 0\n",
         fixture="fixtures/tcp007_inplace_advanced_index.py",
-        known_problems="Only statements are flagged: `y = x[idx].mul_(2)` uses the copy on purpose. "
-        "A plain name of unknown type as the index is not flagged (`x[i]` may be an integer), "
-        "nor a 0-d integer tensor such as `t.argmax()` (that is basic indexing, a view). On "
-        "torch and 39 PyTorch projects (6.6 M lines) it found nothing, so its precision on real "
-        "code is unmeasured.",
+        known_problems="Only statements are flagged: `y = x[idx].mul_(2)` uses the copy on purpose. A plain "
+        "name of unknown type as the index is not flagged (`x[i]` may be an integer), nor a 0-d "
+        "integer tensor such as `t.argmax()` (that is basic indexing, a view). On 79 "
+        "repositories of application code (575 k lines, hand-labelled: `bench/accuracy/`): 1 of "
+        "1 found, no false finding among 84 look-alikes.",
         fix_safety="Unsafe, because `x` now changes as the code evidently meant: `x[i].zero_()` "
         "becomes `x[i] = 0`, `fill_(v)`/`copy_(v)` become `x[i] = v`, `add_`/`sub_`/`mul_`/`div_` "
         "become `+=`/`-=`/`*=`/`/=` (only without `alpha=`/`rounding_mode=`), and methods with an "
@@ -58,6 +58,7 @@ class InplaceAdvancedIndex(Rule):
         Example("import torch\ndef f(x: torch.Tensor):\n    x[x > 2].zero_()\n", [(3, 5)]),
         Example("def f(x):\n    x[[0, 2]].add_(1)\n", [(2, 5)]),
         Example("import torch\ndef f(x):\n    idx = torch.tensor([0, 2])\n    x[idx].fill_(0)\n", [(4, 5)]),
+        Example("def f(flt, rank, k):\n    flt[(rank < k).unsqueeze(-1).expand_as(flt)].fill_(0)\n", [(2, 5)]),
         Example("def f(x, mask):\n    x[~mask].mul_(2)\n", [(2, 5)]),
         Example("def f(x, m):\n    x[:, m.nonzero()].clamp_(0, 1)\n", [(2, 5)]),
         Example("import torch\ndef f(x, c):\n    x[torch.where(c)].zero_()\n", [(3, 5)]),

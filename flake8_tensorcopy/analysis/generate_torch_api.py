@@ -1,0 +1,177 @@
+"""Regenerate ``torch_api.py`` from torch's own type stubs: ``python -m flake8_tensorcopy.analysis.generate_torch_api``.
+
+Run it in an environment with the pinned torch (and numpy) installed; linting itself
+never imports torch. ``tests/test_torch_api.py`` regenerates the table and compares.
+
+Sources (all read as text with ``ast``, so nothing in torch runs):
+- ``torch/_C/_VariableFunctions.pyi`` and ``torch/functional.py``: ``torch.*`` functions;
+- ``torch/nn/functional.pyi``: the ``torch.nn.functional`` functions it gives signatures for;
+- ``torch/_C/__init__.pyi`` (class ``TensorBase``) and ``torch/_tensor.py`` (class ``Tensor``):
+  tensor methods and attributes.
+(What ``torch.nn.functional`` returns is not read from its stub: ``conv2d``, ``linear``,
+``pad`` and most others are re-exported from C there without a signature, so every
+``torch.nn.functional`` call counts as returning a tensor.)
+
+A function or method counts when every overload is annotated ``-> Tensor``. Tensor-only
+methods are those of them that no other value common in training code has: they are
+looked up on numpy's arrays, pandas' frames and series, ``torch.nn.Module`` and the
+built-in types at generation time, so that ``x.clone()`` can be evidence that ``x`` is a tensor and ``x.view()`` (numpy
+has it) cannot. Tensor-only members (any method or attribute) are evidence from use:
+a value whose ``.detach()``, ``.numpy()`` or ``.requires_grad`` is read is a tensor. So is
+a value passed as the first argument of a function whose first parameter is annotated
+``Tensor`` in every overload (``torch.sum(x)``, ``F.relu(x)``; not ``torch.tensor(x)`` nor
+``torch.stack(xs)``).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+TABLE = Path(__file__).with_name("torch_api.py")
+_BUILTIN_TYPES = (list, dict, str, bytes, set, frozenset, tuple, int, float, complex, object)
+
+
+def _tensor_returning(definitions: list[ast.FunctionDef]) -> set[str]:
+    """Names all of whose (overloaded) definitions return ``Tensor``."""
+    verdicts: dict[str, list[bool]] = defaultdict(list)
+    for definition in definitions:
+        returns = definition.returns
+        verdicts[definition.name].append(
+            isinstance(returns, (ast.Name, ast.Attribute)) and ast.unparse(returns) in ("Tensor", "torch.Tensor")
+        )
+    return {name for name, each in verdicts.items() if all(each) and not name.startswith("_")}
+
+
+def _tensor_input(definitions: list[ast.FunctionDef]) -> set[str]:
+    """Names all of whose (overloaded) definitions take a ``Tensor`` first."""
+    verdicts: dict[str, list[bool]] = defaultdict(list)
+    for definition in definitions:
+        positional = [*definition.args.posonlyargs, *definition.args.args]
+        first = positional[0].annotation if positional else None
+        verdicts[definition.name].append(first is not None and ast.unparse(first) in ("Tensor", "torch.Tensor"))
+    return {name for name, each in verdicts.items() if all(each) and not name.startswith("_")}
+
+
+def _top_level_functions(path: Path) -> list[ast.FunctionDef]:
+    return [node for node in ast.parse(path.read_text()).body if isinstance(node, ast.FunctionDef)]
+
+
+def _functions_anywhere(path: Path) -> list[ast.FunctionDef]:
+    """Module-level functions, also those defined under ``if TYPE_CHECKING:`` blocks."""
+    tree = ast.parse(path.read_text())
+    return [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.col_offset in (0, 4)
+            and not _is_method(tree, node)]
+
+
+def _is_method(tree: ast.Module, function: ast.FunctionDef) -> bool:
+    return any(isinstance(node, ast.ClassDef) and function in node.body for node in ast.walk(tree))
+
+
+def _class_body(path: Path, class_name: str) -> list[ast.stmt]:
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            return node.body
+    raise SystemExit(f"class {class_name} not found in {path}")
+
+
+def _methods(body: list[ast.stmt]) -> list[ast.FunctionDef]:
+    return [item for item in body if isinstance(item, ast.FunctionDef)]
+
+
+def _public_members(body: list[ast.stmt]) -> set[str]:
+    """Methods, properties and annotated attributes of a class body."""
+    names = {item.name for item in _methods(body)}
+    names |= {item.target.id for item in body if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
+    return {name for name in names if not name.startswith("_")}
+
+
+def _exported(path: Path) -> set[str]:
+    """``__all__`` of a module, read from its text."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def _attributes_elsewhere() -> set[str]:
+    import numpy
+    import pandas
+    import torch
+
+    nn = torch.nn
+    names = set(dir(numpy.ndarray)) | set(dir(numpy.generic)) | set(dir(nn.Module))
+    # What common layers set on their instances (``conv.stride`` is a tuple).
+    for layer in (nn.Conv2d(1, 1, 1), nn.Linear(1, 1), nn.BatchNorm2d(1), nn.LSTM(1, 1), nn.Embedding(1, 1)):
+        names |= set(vars(layer))
+    names |= set(dir(pandas.DataFrame)) | set(dir(pandas.Series))
+    for kind in _BUILTIN_TYPES:
+        names |= set(dir(kind))
+    return names
+
+
+def tables(torch_root: Path) -> dict[str, frozenset[str]]:
+    functional_py = torch_root / "functional.py"
+    variable_functions = _top_level_functions(torch_root / "_C" / "_VariableFunctions.pyi")
+    exported = [d for d in _functions_anywhere(functional_py) if d.name in _exported(functional_py)]
+    torch_functions = _tensor_returning(variable_functions) | _tensor_returning(exported)
+    tensor_input = _tensor_input(variable_functions) | _tensor_input(exported)
+    nn_functional = _tensor_input(_top_level_functions(torch_root / "nn" / "functional.pyi"))
+    bodies = [
+        _class_body(torch_root / "_C" / "__init__.pyi", "TensorBase"),
+        _class_body(torch_root / "_tensor.py", "Tensor"),
+    ]
+    methods = set().union(*(_tensor_returning(_methods(body)) for body in bodies))
+    members = set().union(*(_public_members(body) for body in bodies))
+    elsewhere = _attributes_elsewhere()
+    return {
+        "TORCH_FUNCTIONS": frozenset(torch_functions),
+        "TENSOR_INPUT_FUNCTIONS": frozenset(
+            {f"torch.{name}" for name in tensor_input} | {f"torch.nn.functional.{name}" for name in nn_functional}
+        ),
+        "TENSOR_METHODS": frozenset(methods),
+        "TENSOR_ONLY_METHODS": frozenset(methods - elsewhere),
+        "TENSOR_ONLY_MEMBERS": frozenset(members - elsewhere),
+    }
+
+
+def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
+    lines = [
+        f'"""Generated from the type stubs of torch {torch_version} by',
+        "`python -m flake8_tensorcopy.analysis.generate_torch_api`: do not edit.",
+        "",
+        "TORCH_FUNCTIONS and TENSOR_METHODS: names whose every overload returns a Tensor.",
+        "TENSOR_INPUT_FUNCTIONS: qualified names whose every overload takes a Tensor first.",
+        "TENSOR_ONLY_METHODS are those tensor methods, and TENSOR_ONLY_MEMBERS any tensor",
+        "method or attribute, that numpy, pandas, nn.Module and built-in types lack.",
+        '"""',
+        "",
+    ]
+    for name, values in found.items():
+        lines.append(f"{name} = frozenset(")
+        lines.append('    """')
+        words, line = sorted(values), ""
+        for word in words:
+            if len(line) + len(word) + 1 > 84:
+                lines.append("    " + line.rstrip())
+                line = ""
+            line += word + " "
+        if line:
+            lines.append("    " + line.rstrip())
+        lines.append('    """.split()')
+        lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def generate() -> str:
+    import torch
+
+    root = Path(torch.__file__).parent
+    return render(torch.__version__.split("+")[0], tables(root))
+
+
+if __name__ == "__main__":
+    TABLE.write_text(generate())
+    sys.stdout.write(f"wrote {TABLE}\n")

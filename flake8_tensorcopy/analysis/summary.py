@@ -1,0 +1,927 @@
+"""The module summary: what a file's own code says about its values, read from the
+``ast`` tree flake8 already has (no parse of our own, no LibCST).
+
+Inference used to stop at the function boundary; the evidence that a value is a tensor
+often lies elsewhere in the same file: a function of the file that returns
+``torch.stack(...)``, ``self.W = torch.randn(...)`` in ``__init__``, a list filled by
+``append`` in a loop, ``for x, y in loader`` over a ``DataLoader``, a parameter whose
+``.detach()`` the function calls. The summary answers, for any expression of any scope,
+what it holds whenever it runs (:meth:`ScopeFacts.value`).
+
+It is a must-analysis, flow-insensitive and per file: a name holds a tensor only when
+every binding of it in its scope does (so it holds one wherever it is bound), a
+function returns one only when every ``return`` does, an attribute only when every
+assignment to it in its class does (``None`` aside). Unknown stays unknown.
+
+Everything is computed on demand and memoised: a file whose triggers pick nothing costs
+nothing, and only the functions and classes that a question reaches are walked. The
+gates (``gates.py``) and the LibCST inference (``inference.py``) read the same answers,
+so the prefilter's decisions and the findings cannot disagree.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
+from .torch_api import TENSOR_INPUT_FUNCTIONS, TENSOR_METHODS, TENSOR_ONLY_MEMBERS, TENSOR_ONLY_METHODS
+from .vocabulary import (
+    CONVERSION_METHODS,
+    DATA_LOADERS,
+    FRESH,
+    FRESH_INDEX,
+    FRESH_METHODS,
+    INDEX_DTYPES,
+    NAMED_PARAMETER_ITERATORS,
+    PARAMETER,
+    PARAMETER_ATTRIBUTES,
+    PARAMETER_CONSTRUCTORS,
+    PARAMETER_ITERATORS,
+    TENSOR,
+    TENSOR_ANNOTATIONS,
+    TENSOR_ATTRIBUTES,
+    VIEW_METHODS,
+    CallShape,
+    TensorInfo,
+    tensor_method_info,
+    torch_function_info,
+)
+
+
+class Holds(enum.Enum):
+    """Values that are not tensors but that the rules care about."""
+
+    STATE_DICT = "a state_dict"  # its values share memory with the live weights
+    LOADER = "a DataLoader"  # iterating it gives batches of tensors
+    TENSORS = "a list of tensors"  # a list or tuple whose every element is a tensor
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An instance of a class defined in this file (``self`` in its methods)."""
+
+    cls: str  # the class's qualified name in the module: "Trainer", "Outer.Inner"
+
+
+# A tuple stands for a function's ``return a, b``: what each position holds.
+Value = TensorInfo | Holds | Instance | tuple | None
+_EMPTY_LIST = "empty list"  # a binding that only containers' element writes can fill
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_ELEMENT_WRITERS = frozenset({"append", "insert"})
+# The nodes whose facts the walk notes; every other node is only descended into.
+_NOTED = frozenset({
+    ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+    ast.With, ast.AsyncWith, ast.ExceptHandler, ast.Import, ast.ImportFrom, ast.Global,
+    ast.Nonlocal, ast.Return, ast.Yield, ast.YieldFrom, ast.Attribute, ast.MatchAs,
+    ast.MatchStar, ast.MatchMapping,
+})
+_MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
+
+
+def join(values: list[Value]) -> Value:
+    """What every one of ``values`` agrees on (None when they disagree or are none)."""
+    if not values or any(value is None for value in values):
+        return None
+    first = values[0]
+    if all(value == first for value in values):
+        return first
+    if all(isinstance(value, TensorInfo) for value in values):
+        return TENSOR
+    return None
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """One way a scope binds a name. ``kind``: "value" (``name = source``), "param",
+    "loop" (``for`` target; ``path`` says where in the target), "augment" (``+=``: keeps
+    what the name holds), or "other" (import, ``with ... as``, ``except ... as``, ...)."""
+
+    kind: str
+    source: ast.AST | None = None
+    path: tuple[int | str, ...] = ()
+    line: int = 0
+
+
+class _AstCall(CallShape):
+    def __init__(self, call: ast.Call) -> None:
+        self.call = call
+
+    def single_argument(self) -> bool:
+        return len(self.call.args) + len(self.call.keywords) == 1
+
+    def integer_literals(self) -> bool:
+        keywords = {k.arg: k.value for k in self.call.keywords}
+        dtype = keywords.get("dtype")
+        if dtype is not None:
+            return isinstance(dtype, ast.Attribute) and dtype.attr in INDEX_DTYPES
+        data = self.call.args[0] if self.call.args else keywords.get("data")
+        return isinstance(data, (ast.List, ast.Tuple)) and bool(data.elts) and all(map(_integer_literal, data.elts))
+
+    def float_arange(self) -> bool:
+        return any(k.arg == "dtype" for k in self.call.keywords) or any(
+            isinstance(a, ast.Constant) and isinstance(a.value, float) for a in self.call.args
+        )
+
+
+def _integer_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int))
+
+
+class ModuleSummary:
+    """The facts of one module. Cheap to create: the index of scopes is built on first use."""
+
+    def __init__(self, tree: ast.Module, imports: ImportTable) -> None:
+        self.tree = tree  # flake8's tree of the whole file
+        self.imports = imports
+        self._definitions: dict[str, list[ast.AST]] | None = None
+        self._starts: dict[int, str] = {}  # first line of a def/class -> qualname of its parent
+        self._qualnames: dict[int, str] = {}  # id(def or class) -> its qualname
+        self._facts: dict[int, ScopeFacts] = {}
+        self._classes: dict[str, _ClassFacts] = {}
+        self._returns: dict[str, Value] = {}
+        self._in_progress: set[str] = set()
+        self._restored: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, tree: ast.Module, source: str | None = None) -> ModuleSummary:
+        """The summary of ``tree``; with its ``source``, the import table looks only into
+        blocks whose lines say ``import``."""
+        return cls(tree, ImportTable.from_ast(tree, source))
+
+    # -- the scopes of the module --------------------------------------------------
+    def _build_index(self) -> None:
+        if self._definitions is None:
+            self._definitions = {}
+            self._index(self.tree.body, "")
+
+    @property
+    def definitions(self) -> dict[str, list[ast.AST]]:
+        """qualname -> the defs and classes spelled so (more than one: redefined)."""
+        self._build_index()
+        return self._definitions
+
+    def qualname(self, definition: ast.AST) -> str:
+        """The qualified name of a def or class of the module: "Trainer.fit"."""
+        self._build_index()
+        return self._qualnames[id(definition)]
+
+    def _index(self, block: list[ast.stmt], prefix: str) -> None:
+        for statement in block:
+            if isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
+                qualname = f"{prefix}{statement.name}"
+                self._definitions.setdefault(qualname, []).append(statement)
+                self._qualnames[id(statement)] = qualname
+                self._starts[_first_line(statement)] = prefix[:-1]
+                self._index(statement.body, qualname + ".")
+            else:
+                for inner in child_blocks(statement):
+                    self._index(inner, prefix)
+
+    def definition(self, qualname: str) -> ast.AST | None:
+        """The one def or class named ``qualname``; None when absent or redefined."""
+        found = self.definitions.get(qualname, ())
+        return found[0] if len(found) == 1 else None
+
+    def enclosing(self, first_line: int) -> str:
+        """The qualname of the scopes around the def or class that starts at ``first_line``
+        ("" at module level): a chunk parsed on its own starts there."""
+        self._build_index()
+        return self._starts.get(first_line, "")
+
+    def facts(self, scope: ast.AST) -> ScopeFacts:
+        """The facts of a function of the module, or of the module itself (its tree)."""
+        facts = self._facts.get(id(scope))
+        if facts is None:
+            qualname = "" if scope is self.tree else self.qualname(scope)
+            facts = self._facts[id(scope)] = ScopeFacts(self, scope, qualname)
+        return facts
+
+    def scope(self, qualname: str) -> ScopeFacts | None:
+        """The facts of the function ``qualname`` ("" for the module); None when unknown."""
+        if not qualname:
+            return self.facts(self.tree)
+        node = self.definition(qualname)
+        return self.facts(node) if isinstance(node, FUNCTION_DEFS) else None
+
+    def parent_scope(self, qualname: str) -> ScopeFacts | None:
+        """Where a function's free names are looked up: the nearest enclosing function, else
+        the module (class bodies are skipped, as Python skips them)."""
+        while "." in qualname:
+            qualname = qualname.rpartition(".")[0]
+            if isinstance(self.definition(qualname), FUNCTION_DEFS):
+                return self.scope(qualname)
+            if self.definition(qualname) is None:
+                return None
+        return self.facts(self.tree)
+
+    # -- what functions return, what attributes hold --------------------------------
+    def returns(self, qualname: str) -> Value:
+        """What every ``return`` of the function ``qualname`` gives; None for a generator."""
+        if qualname in self._returns:
+            return self._returns[qualname]
+        if qualname in self._in_progress:  # recursion: nothing is known yet
+            return None
+        self._in_progress.add(qualname)
+        try:
+            facts = self.scope(qualname)
+            value = facts.returned() if facts is not None else None
+        finally:
+            self._in_progress.discard(qualname)
+        self._returns[qualname] = value
+        return value
+
+    def attribute(self, cls: str, name: str) -> Value:
+        """What ``instance.name`` holds for an instance of the class ``cls``."""
+        facts = self._classes.get(cls)
+        if facts is None:
+            node = self.definition(cls)
+            if not isinstance(node, ast.ClassDef):
+                return None
+            facts = self._classes[cls] = _ClassFacts(self, node, cls)
+        return facts.attribute(name)
+
+    def restored_attributes(self) -> frozenset[str]:
+        """The attributes whose value the file loads back into a model or optimizer anywhere:
+        ``load_state_dict(self.best)``, ``model.load_state_dict(stopper.best_weights)``."""
+        if self._restored is None:
+            restored = set()
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "load_state_dict":
+                    arguments = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "state_dict")]
+                    for argument in arguments:
+                        while isinstance(argument, ast.Subscript):
+                            argument = argument.value
+                        if isinstance(argument, ast.Attribute):
+                            restored.add(argument.attr)
+            self._restored = frozenset(restored)
+        return self._restored
+
+    def class_named(self, name: str, scope_qualname: str) -> str | None:
+        """The qualname of the class that ``name`` refers to from a scope, if the module defines it."""
+        prefix = scope_qualname
+        while True:
+            candidate = f"{prefix}.{name}" if prefix else name
+            if isinstance(self.definition(candidate), ast.ClassDef):
+                return candidate
+            if not prefix:
+                return None
+            prefix = prefix.rpartition(".")[0]
+
+
+class _ClassFacts:
+    """The attributes a class's methods bind on ``self`` (and its class-level annotations)."""
+
+    def __init__(self, summary: ModuleSummary, node: ast.ClassDef, qualname: str) -> None:
+        self.summary = summary
+        self.node = node
+        self.qualname = qualname
+        self._stores: dict[str, list[tuple[ScopeFacts, ast.expr | None]]] | None = None
+        self._values: dict[str, Value] = {}
+        self._in_progress: set[str] = set()
+
+    def _collect(self) -> dict[str, list[tuple[ast.AST | None, ast.expr | None]]]:
+        """attribute -> (the method that stores it, the value; None: ``+=``), from the
+        statements alone: a method's expressions are walked only when a value is asked."""
+        stores: dict[str, list[tuple[ast.AST | None, ast.expr | None]]] = {}
+        for statement in self.node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                stores.setdefault(statement.target.id, []).append((None, statement.annotation))
+            elif isinstance(statement, FUNCTION_DEFS) and (receiver := _receiver_name(statement)):
+                for inner in iter_statements(statement, into=_outside_functions):
+                    for target, value in _stores(inner):
+                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                                and target.value.id == receiver:
+                            stores.setdefault(target.attr, []).append((statement, value))
+        return stores
+
+    def attribute(self, name: str) -> Value:
+        if name in self._values:
+            return self._values[name]
+        if name in self._in_progress:
+            return None
+        if self._stores is None:
+            self._stores = self._collect()
+        self._in_progress.add(name)
+        try:
+            values = []
+            for method, value in self._stores.get(name, ()):
+                if method is None:  # a class-level annotation
+                    values.append(annotation_value(value, self.summary.imports))
+                elif value is not None and not _is_none(value):  # `+=` keeps the value; None is Optional
+                    values.append(self.summary.facts(method).value(value))
+            value = join(values)
+        finally:
+            self._in_progress.discard(name)
+        self._values[name] = value
+        return value
+
+
+class ScopeFacts:
+    """The bindings of one scope (a function, or the module's own code) and what its
+    expressions hold. One walk over the scope, nested functions and classes left out."""
+
+    def __init__(self, summary: ModuleSummary, scope: ast.AST, qualname: str) -> None:
+        self.summary = summary
+        self.scope = scope
+        self.qualname = qualname
+        self.imports = summary.imports
+        self.calls: list[ast.Call] = []
+        self.bindings: dict[str, list[_Binding]] = {}
+        self.elements: dict[str, list[ast.expr]] = {}  # what element writes put into a name
+        self.returns: list[ast.expr | None] = []
+        self.is_generator = False
+        self._tested: set[str] = set()  # names whose type the scope tests (isinstance)
+        # name -> the first line where the scope uses it as only a tensor can be used
+        self._used_as_tensor: dict[str, int] = {}
+        self._values: dict[str, Value] = {}
+        self._assumed: dict[str, Value] = {}  # names being judged: what they are assumed to hold
+        self._comprehending = 0  # how many comprehensions' targets are being assumed
+        self._line = getattr(scope, "lineno", 0)  # of the node being walked: for bindings
+        self.self_name, self.cls = self._method_receiver()
+        self._walk()
+        self._documented_tensors = _documented_tensors(scope) if isinstance(scope, FUNCTION_DEFS) else set()
+
+    # -- the walk ------------------------------------------------------------------
+    def _method_receiver(self) -> tuple[str | None, str | None]:
+        """(``self``'s name, the class) when the scope is a method of a class of the module."""
+        scope = self.scope
+        if not isinstance(scope, FUNCTION_DEFS) or "." not in self.qualname:
+            return None, None
+        cls = self.qualname.rpartition(".")[0]
+        if not isinstance(self.summary.definition(cls), ast.ClassDef):
+            return None, None
+        receiver = _receiver_name(scope)
+        return (receiver, cls) if receiver else (None, None)
+
+    def _walk(self) -> None:
+        scope = self.scope
+        if isinstance(scope, FUNCTION_DEFS):
+            arguments = scope.args
+            for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                self._bind(argument.arg, "param", argument)
+            for star in (arguments.vararg, arguments.kwarg):
+                if star is not None:
+                    self._bind(star.arg, "other")
+        stack: list[ast.AST] = list(scope.body)  # the order of the facts does not matter
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name or kind is ast.Constant:
+                continue
+            self._line = getattr(node, "lineno", self._line)
+            if isinstance(node, FUNCTION_DEFS):
+                self._bind(node.name, "other")
+                continue
+            if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+                # Scopes of their own: only their calls (for the gates) and walrus targets
+                # (which bind here) count, not their bindings nor their reads.
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Call):
+                        self.calls.append(inner)
+                    elif isinstance(inner, ast.NamedExpr):
+                        self._bind(inner.target.id, "value", inner.value)
+                continue
+            if isinstance(node, ast.ClassDef):
+                # A class body is walked as part of this scope (its names count as bindings
+                # here: that only makes names less known), its methods are not.
+                self._bind(node.name, "other")
+            if kind in _NOTED:
+                self._note(node)
+            for field in node._fields:
+                child = getattr(node, field, None)
+                if isinstance(child, list):  # may hold None (``{**d}``) or names (``global a``)
+                    stack.extend(item for item in child if isinstance(item, ast.AST))
+                elif isinstance(child, ast.AST):
+                    stack.append(child)
+
+    def _bind(self, name: str, kind: str, source: ast.AST | None = None, path: tuple[int | str, ...] = ()) -> None:
+        self.bindings.setdefault(name, []).append(_Binding(kind, source, path, self._line))
+
+    def _note(self, node: ast.AST) -> None:  # noqa: C901 (one dispatch over node types)
+        if isinstance(node, ast.Call):
+            self.calls.append(node)
+            self._note_element_write(node)
+            self._note_tensor_input(node)
+            if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and node.args:
+                if isinstance(node.args[0], ast.Name):
+                    self._tested.add(node.args[0].id)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind_target(target, node.value)
+        elif isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                self._bind(node.target.id, "value", node)
+            else:
+                self._bind_target(node.target, node.value)
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+            if isinstance(target, ast.Name):
+                self._bind(target.id, "augment")
+                if isinstance(node.value, (ast.List, ast.Tuple)):  # vals += [t]
+                    self.elements.setdefault(target.id, []).extend(node.value.elts)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind(node.target.id, "value", node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            for name, path in _target_paths(node.target):
+                self._bind(name, "loop", node.iter, path)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_other(item.optional_vars)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self._bind(node.name, "other")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                self._bind((alias.asname or alias.name).partition(".")[0], "other")
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                self._bind(name, "other")
+        elif isinstance(node, ast.Return):
+            self.returns.append(node.value)
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            self.is_generator = True
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.attr in TENSOR_ONLY_MEMBERS:
+                self._use_as_tensor(node.value.id, node.lineno)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            self._bind(node.name, "other")
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            self._bind(node.rest, "other")
+
+    def _bind_target(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self._bind(target.id, "value", value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for name, path in _target_paths(target):
+                self._bind(name, "loop", Unpacked(value), path)
+        elif isinstance(target, ast.Starred):
+            self._bind_other(target)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.elements.setdefault(target.value.id, []).append(value)
+
+    def _bind_other(self, target: ast.expr) -> None:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                self._bind(node.id, "other")
+
+    def _use_as_tensor(self, name: str, line: int) -> None:
+        self._used_as_tensor[name] = min(line, self._used_as_tensor.get(name, line))
+
+    def _note_tensor_input(self, call: ast.Call) -> None:
+        """``torch.sum(x)``, ``F.relu(x.view(n, -1))``: a name passed where torch takes only a
+        tensor (directly, or as the receiver of a method that keeps a tensor a tensor)."""
+        first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "input"), None)
+        while isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute):
+            if first.func.attr not in TENSOR_METHODS:
+                return
+            first = first.func.value
+        if isinstance(first, ast.Name) and self.imports.qualify_expression(call.func) in TENSOR_INPUT_FUNCTIONS:
+            self._use_as_tensor(first.id, call.lineno)
+
+    def _note_element_write(self, call: ast.Call) -> None:
+        """``vals.append(t)``, ``vals.insert(0, t)``, ``vals.extend(ts)``."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return
+        elements = self.elements.setdefault(func.value.id, []) if func.attr in (*_ELEMENT_WRITERS, "extend") else None
+        if elements is None or call.keywords:
+            return
+        if func.attr == "append" and len(call.args) == 1:
+            elements.append(call.args[0])
+        elif func.attr == "insert" and len(call.args) == 2:
+            elements.append(call.args[1])
+        elif func.attr == "extend" and len(call.args) == 1:
+            elements.append(_Each(call.args[0]))
+        else:
+            elements.append(_UNKNOWN)
+
+    # -- what names hold -----------------------------------------------------------
+    def name_value(self, name: str) -> Value:
+        """What ``name`` holds wherever the scope reads it."""
+        if name in self._assumed:
+            return self._assumed[name]
+        if name in self._values:
+            return self._values[name]
+        if name not in self.bindings:
+            parent = self.summary.parent_scope(self.qualname) if self.qualname else None
+            return parent.name_value(name) if parent is not None else None
+        value = self._judge(name)
+        if not self._comprehending:  # judged under a comprehension's assumptions: not for keeps
+            self._values[name] = value
+        return value
+
+    def bound_only_to_results(self, name: str) -> bool:
+        """Every binding of ``name`` in this scope is the result of a call that returns a new
+        object (``model(x)``, ``a, b = f()``; not ``x.view(...)`` nor ``x.float()``, which may be
+        ``x`` itself), or a ``.detach()`` of the name itself."""
+        def result(binding: _Binding) -> bool:
+            if binding.kind == "loop" and isinstance(binding.source, Unpacked):
+                source = binding.source.value  # a, b = f()
+            elif binding.kind == "value":
+                source = binding.source
+            else:
+                return False
+            if not isinstance(source, ast.Call):
+                return False
+            func = source.func
+            if isinstance(func, ast.Attribute) and func.attr == "detach":
+                return isinstance(func.value, ast.Name) and func.value.id == name
+            return not (isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS | CONVERSION_METHODS)
+
+        bindings = self.bindings.get(name, ())
+        return bool(bindings) and all(map(result, bindings))
+
+    def _judge(self, name: str) -> Value:
+        """Bindings that read the name itself (``x = x * 2``) are judged assuming what the
+        others agree on; a name bound only by such bindings holds nothing known."""
+        bindings = self.bindings[name]
+        grounded = [b for b in bindings if not self._reads(b, name)]
+        if not grounded:
+            return None
+        self._assumed[name] = None  # a cycle through other names stays unknown
+        try:
+            values = [self._binding_value(name, b) for b in grounded]
+            value = self._container(name, values)
+            if value is None:
+                return None
+            self._assumed[name] = value
+            return join([value, *(self._binding_value(name, b) for b in bindings if b not in grounded)])
+        finally:
+            del self._assumed[name]
+
+    def _reads(self, binding: _Binding, name: str) -> bool:
+        if binding.kind == "augment":
+            return True
+        source = binding.source.value if isinstance(binding.source, Unpacked) else binding.source
+        if binding.kind not in ("value", "loop") or source is None:
+            return False
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(source))
+
+    def _container(self, name: str, values: list[Value | str]) -> Value:
+        """A list bound empty or to tensors, and filled only with tensors, holds tensors."""
+        empty = _EMPTY_LIST in values
+        filled = [v for v in values if v != _EMPTY_LIST]
+        value = Holds.TENSORS if empty and all(v == Holds.TENSORS for v in filled) else join(filled)
+        if value != Holds.TENSORS:
+            return None if empty else value
+        elements = self.elements.get(name, ())
+        if empty and not elements:
+            return None
+        return value if all(self._holds_tensor(e) for e in elements) else None
+
+    def _holds_tensor(self, element: ast.expr) -> bool:
+        """Whether an element write puts only tensors into its list."""
+        if isinstance(element, _Each):
+            return element is not _UNKNOWN and self.value(element.value) == Holds.TENSORS
+        return isinstance(self.value(element), TensorInfo)
+
+    def _binding_value(self, name: str, binding: _Binding) -> Value | str:
+        kind = binding.kind
+        if kind == "augment":
+            return self._assumed.get(name)
+        if kind == "param":
+            return self._parameter_value(binding.source)
+        if kind == "value":
+            source = binding.source
+            if isinstance(source, ast.AnnAssign):
+                annotated = annotation_value(source.annotation, self.imports)
+                if annotated is not None:
+                    return annotated
+                return self.value(source.value) if source.value is not None else None
+            if isinstance(source, ast.List) and not source.elts:
+                return _EMPTY_LIST
+            return self.value(source)
+        if kind == "loop":
+            return self._unpacked(binding.source, binding.path)
+        return None
+
+    def _parameter_value(self, argument: ast.arg) -> Value:
+        annotated = annotation_value(argument.annotation, self.imports) if argument.annotation else None
+        if annotated is not None:
+            return annotated
+        name = argument.arg
+        if name == self.self_name:
+            return Instance(self.cls)
+        if name in self._tested:  # the function expects more than one type
+            return None
+        # Evidence from use: read before the function rebinds the name, so that it is the
+        # parameter that is used (``x = torch.tensor(x)`` then ``x.detach()`` says nothing).
+        used = self._used_as_tensor.get(name)
+        rebound = min((b.line for b in self.bindings[name] if b.kind != "param"), default=None)
+        if used is not None and (rebound is None or used <= rebound):
+            return TENSOR
+        return TENSOR if name in self._documented_tensors else None
+
+    def _unpacked(self, source: ast.AST, path: tuple[int | str, ...]) -> Value:
+        """What a loop or unpacking target at ``path`` gets from ``source``."""
+        if isinstance(source, Unpacked):  # a, b = value
+            value = source.value
+            if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
+                step = path[0]
+                if isinstance(step, int) and step < len(value.elts):
+                    return self._descend(self.value(value.elts[step]), path[1:])
+                return None
+            return self._descend(self.value(value), path)
+        return self._descend(self._element_of(source), path)
+
+    def _element_of(self, iterable: ast.expr) -> Value | tuple:
+        """One element of ``for ... in iterable``: a value, or a tuple of them."""
+        if isinstance(iterable, ast.Call):
+            func = iterable.func
+            if isinstance(func, ast.Attribute) and not iterable.args:
+                if func.attr in PARAMETER_ITERATORS:
+                    return PARAMETER
+                if func.attr in NAMED_PARAMETER_ITERATORS:
+                    return (None, PARAMETER)
+                if func.attr == "items" and self.value(func.value) == Holds.STATE_DICT:
+                    return (None, TENSOR)
+            if isinstance(func, ast.Name) and self.imports.qualify_expression(func) is None:
+                if func.id == "enumerate" and iterable.args:
+                    return (None, self._element_of(iterable.args[0]))
+                if func.id == "zip" and not iterable.keywords:
+                    return tuple(self._element_of(a) for a in iterable.args)
+        value = self.value(iterable)
+        if isinstance(value, TensorInfo):
+            return TENSOR  # the rows of a tensor are tensors
+        if value == Holds.TENSORS:
+            return TENSOR
+        if value == Holds.LOADER:
+            return _BATCH
+        return None
+
+    def _descend(self, element: Value | tuple, path: tuple[int | str, ...]) -> Value:
+        for step in path:
+            if isinstance(element, tuple):
+                if not isinstance(step, int) or step >= len(element):
+                    return None
+                element = element[step]
+            elif element == _BATCH or isinstance(element, TensorInfo):
+                # Unpacking a batch or a tensor row gives tensors; a starred target a list of them.
+                element = Holds.TENSORS if step == "*" else TENSOR
+            else:
+                return None
+        return None if element == _BATCH or isinstance(element, tuple) else element
+
+    def returned(self) -> Value:
+        """What every ``return`` gives (``return None`` aside: Optional); for ``return a, b``
+        everywhere, what each position holds."""
+        if self.is_generator:
+            return None
+        returns = [r for r in self.returns if r is not None and not _is_none(r)]
+        if not returns:
+            return None
+        width = len(returns[0].elts) if isinstance(returns[0], ast.Tuple) else 0
+        if width and all(
+            isinstance(r, ast.Tuple) and len(r.elts) == width and not any(isinstance(e, ast.Starred) for e in r.elts)
+            for r in returns
+        ):
+            return tuple(join([self.value(r.elts[position]) for r in returns]) for position in range(width))
+        return join([self.value(r) for r in returns])
+
+    # -- what expressions hold -----------------------------------------------------
+    def value(self, node: ast.expr) -> Value:  # noqa: C901 (one dispatch over node types)
+        """What ``node`` holds when it runs in this scope, when the file says so."""
+        if isinstance(node, ast.Name):
+            return self.name_value(node.id)
+        if isinstance(node, ast.Call):
+            return self._call_value(node)
+        if isinstance(node, ast.Attribute):
+            return self._attribute_value(node)
+        if isinstance(node, ast.Subscript):
+            base = self.value(node.value)
+            if isinstance(base, tuple):  # f()[0] of a function that returns a tuple
+                index = node.slice
+                position = index.value if isinstance(index, ast.Constant) else None
+                if type(position) is int and -len(base) <= position < len(base):
+                    return base[position]
+                return None
+            if isinstance(base, TensorInfo) or base == Holds.STATE_DICT:
+                return TENSOR
+            if base == Holds.TENSORS:
+                return Holds.TENSORS if isinstance(node.slice, ast.Slice) else TENSOR
+            return None
+        if isinstance(node, ast.BinOp):
+            left, right = self.value(node.left), self.value(node.right)
+            left = left if isinstance(left, TensorInfo) else None
+            right = right if isinstance(right, TensorInfo) else None
+            if left or right:
+                index = bool(left and left.index) and not (right and not right.index)
+                return FRESH_INDEX if index else FRESH
+            return None
+        if isinstance(node, ast.Compare):
+            if any(isinstance(op, _MEMBERSHIP) for op in node.ops):
+                return None
+            operands = (node.left, *node.comparators)
+            return FRESH_INDEX if any(isinstance(self.value(o), TensorInfo) for o in operands) else None
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return None
+            operand = self.value(node.operand)
+            if isinstance(operand, TensorInfo):
+                return FRESH_INDEX if operand.index else FRESH
+            return None
+        if isinstance(node, ast.IfExp):
+            body, orelse = self.value(node.body), self.value(node.orelse)
+            return TENSOR if isinstance(body, TensorInfo) and isinstance(orelse, TensorInfo) else None
+        if isinstance(node, ast.NamedExpr):
+            return self.value(node.value)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            elements = node.elts
+            if elements and all(isinstance(self.value(e), TensorInfo) for e in elements):
+                return Holds.TENSORS
+            return None
+        if isinstance(node, ast.ListComp):
+            return Holds.TENSORS if isinstance(self._comprehension_element(node), TensorInfo) else None
+        return None
+
+    def _comprehension_element(self, node: ast.ListComp) -> Value:
+        """What each element of ``[elt for target in iterable ...]`` holds: the targets are
+        assumed to hold what the iterables give, while ``elt`` is judged."""
+        outer = dict(self._assumed)
+        self._comprehending += 1
+        try:
+            for generator in node.generators:
+                element = self._element_of(generator.iter)
+                for name, path in _target_paths(generator.target):
+                    self._assumed[name] = self._descend(element, path)
+            return self.value(node.elt)
+        finally:
+            self._assumed = outer
+            self._comprehending -= 1
+
+    def _call_value(self, node: ast.Call) -> Value:
+        func = node.func
+        qualified = self.imports.qualify_expression(func)
+        if qualified is not None:
+            if qualified in DATA_LOADERS:
+                return Holds.LOADER
+            return torch_function_info(qualified, _AstCall(node))
+        if isinstance(func, ast.Name):
+            return self.own_call(func.id)
+        if not isinstance(func, ast.Attribute):
+            return None
+        method = func.attr
+        receiver = self.value(func.value)
+        if isinstance(receiver, Instance):
+            return self.summary.returns(f"{receiver.cls}.{method}")
+        if isinstance(receiver, TensorInfo):
+            # A conversion of a temporary returns it or a copy: nothing else sees either.
+            copies = _copies(node) or (receiver.fresh and not isinstance(func.value, ast.Name))
+            return tensor_method_info(method, receiver, copies)
+        if method == "state_dict" and not node.args:
+            return Holds.STATE_DICT
+        if receiver == Holds.STATE_DICT and method == "copy":
+            return Holds.STATE_DICT  # a shallow copy: the same tensors
+        if receiver is None and method in TENSOR_ONLY_METHODS:
+            return FRESH if method in FRESH_METHODS else TENSOR  # only tensors have it
+        return None
+
+    def own_call(self, name: str) -> Value:
+        """What ``name(...)`` returns when ``name`` is a function or class the module defines."""
+        if self._local_anywhere(name):
+            return None
+        if isinstance(self.summary.definition(name), FUNCTION_DEFS):
+            return self.summary.returns(name)
+        cls = self.summary.class_named(name, "")
+        return Instance(cls) if cls is not None and "." not in cls else None
+
+    def _local_anywhere(self, name: str) -> bool:
+        """Bound in this scope or an enclosing function (not at module level)."""
+        facts: ScopeFacts | None = self
+        while facts is not None and facts.qualname:
+            if name in facts.bindings:
+                return True
+            facts = self.summary.parent_scope(facts.qualname)
+        return False
+
+    def _attribute_value(self, node: ast.Attribute) -> Value:
+        attr = node.attr
+        if attr == "grad":
+            return TENSOR
+        receiver = self.value(node.value)
+        if isinstance(receiver, Instance):
+            return self.summary.attribute(receiver.cls, attr)
+        if attr in TENSOR_ATTRIBUTES and (
+            isinstance(receiver, TensorInfo)
+            or (attr == "data" and isinstance(node.value, ast.Attribute) and node.value.attr in PARAMETER_ATTRIBUTES)
+        ):
+            return TENSOR
+        return None
+
+
+def _copies(call: ast.Call) -> bool:
+    return any(k.arg == "copy" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def annotation_value(annotation: ast.expr, imports: ImportTable) -> Value:
+    """``Tensor``, ``nn.Parameter``, ``DataLoader``, also inside ``Optional[...]`` / ``| None``."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        if _is_none(annotation.right):
+            return annotation_value(annotation.left, imports)
+        if _is_none(annotation.left):
+            return annotation_value(annotation.right, imports)
+        return None
+    if isinstance(annotation, ast.Subscript):
+        if imports.qualify_expression(annotation.value) == "typing.Optional":
+            return annotation_value(annotation.slice, imports)
+        return None
+    qualified = imports.qualify_expression(annotation)
+    if qualified in TENSOR_ANNOTATIONS:
+        return TENSOR
+    if qualified in PARAMETER_CONSTRUCTORS:
+        return PARAMETER
+    if qualified in DATA_LOADERS:
+        return Holds.LOADER
+    return None
+
+
+# Docstrings that give a parameter's type: Google ``x (torch.Tensor): ...``, NumPy
+# ``x : Tensor``, Sphinx ``:type x: torch.Tensor``. Only a plain tensor type counts, not
+# "list of tensors" nor "Tensor or ndarray".
+_TENSOR_TYPE = r"(?:torch\.)?[Tt]ensor(?:\[[^\]\n]*\])?(?:,\s*optional)?"
+_DOCUMENTED = (
+    re.compile(rf"^[ \t]*(\w+)[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)[ \t]*:", re.MULTILINE),
+    re.compile(rf"^[ \t]*(\w+)[ \t]+:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
+    re.compile(rf"^[ \t]*:type[ \t]+(\w+)[ \t]*:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
+)
+
+
+def _documented_tensors(function: ast.AST) -> set[str]:
+    """The parameters that the function's docstring says are tensors."""
+    docstring = ast.get_docstring(function, clean=False)
+    if not docstring or "ensor" not in docstring:
+        return set()
+    return {match.group(1) for pattern in _DOCUMENTED for match in pattern.finditer(docstring)}
+
+
+def _receiver_name(method: ast.AST) -> str | None:
+    """The name of ``self`` in a method (None for static and class methods)."""
+    decorators = {d.id for d in method.decorator_list if isinstance(d, ast.Name)}
+    positional = [*method.args.posonlyargs, *method.args.args]
+    if decorators & {"staticmethod", "classmethod"} or not positional:
+        return None
+    return positional[0].arg
+
+
+def _outside_functions(statement: ast.stmt) -> bool:
+    return not isinstance(statement, FUNCTION_DEFS)
+
+
+def _stores(statement: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr | None]]:
+    """(target, value) of an assignment statement; the value is None for ``+=``."""
+    if isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            yield target, statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        yield statement.target, statement.value
+    elif isinstance(statement, ast.AugAssign):
+        yield statement.target, None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _first_line(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", None)
+    return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
+
+
+def _target_paths(target: ast.expr, path: tuple[int | str, ...] = ()) -> Iterator[tuple[str, tuple[int | str, ...]]]:
+    """The names a target binds and where: ``a, (b, *c)`` gives a (0,), b (1, 0), c (1, "*")."""
+    if isinstance(target, ast.Name):
+        yield target.id, path
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        starred = any(isinstance(e, ast.Starred) for e in target.elts)
+        for position, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                yield from _target_paths(element.value, (*path, "*"))
+            else:
+                # After a starred element, positions count from the end: unknown here.
+                yield from _target_paths(element, (*path, position if not starred else "?"))
+
+
+class Unpacked:
+    """The value a tuple target unpacks (``a, b = value``), as a loop's iterable stands in."""
+
+    def __init__(self, value: ast.expr) -> None:
+        self.value = value
+
+
+class _Each:
+    """``vals.extend(source)``: every element of ``source`` goes in."""
+
+    def __init__(self, value: ast.expr) -> None:
+        self.value = value
+
+
+_UNKNOWN = _Each(ast.Constant(None))  # an element write we cannot read (``insert`` with keywords)
+_BATCH = "batch"  # one element of a DataLoader: unpacking it gives tensors

@@ -1,0 +1,170 @@
+"""What torch's names mean for aliasing, shared by the ``ast`` summary, the gates and
+the LibCST inference (no LibCST here: the prefilter path must not import it).
+
+The hand-kept sets say what a type stub cannot: whether a result is newly allocated,
+a view, or an index. ``torch_api`` (generated from torch's stubs) says what returns a
+tensor at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """What is known about a tensor-valued expression."""
+
+    parameter: bool = False  # an nn.Parameter (or a loop variable over .parameters())
+    fresh: bool = False  # newly allocated: nothing else can see its memory
+    index: bool = False  # a bool/long tensor: indexing with it is advanced indexing
+
+
+TENSOR = TensorInfo()
+FRESH = TensorInfo(fresh=True)
+FRESH_INDEX = TensorInfo(fresh=True, index=True)
+PARAMETER = TensorInfo(parameter=True)
+
+# Attributes of a tensor that are tensors themselves (``x.T``, ``x.data``).
+TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+# Attributes that conventionally hold an nn.Parameter (or a normalisation layer's buffer).
+PARAMETER_ATTRIBUTES = frozenset(
+    {"weight", "bias", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "running_mean", "running_var"}
+)
+# Loops over these bind parameters: ``for p in model.parameters()``.
+PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})
+NAMED_PARAMETER_ITERATORS = frozenset({"named_parameters", "named_buffers"})
+
+# torch functions that return a newly allocated tensor.
+FRESH_FUNCTIONS = frozenset(
+    """
+    tensor zeros ones empty full rand randn randint normal arange linspace logspace eye
+    zeros_like ones_like empty_like full_like rand_like randn_like randint_like
+    stack cat concat concatenate hstack vstack dstack column_stack where matmul mm bmm
+    einsum exp log log1p sqrt rsqrt abs sigmoid tanh relu softmax log_softmax sum mean
+    prod cumsum cumprod std var add sub subtract mul multiply div divide true_divide
+    argmax argmin floor_divide remainder pow clamp clip maximum minimum tril triu outer cross dot
+    clone flip roll sin cos erf floor ceil round sign neg reciprocal masked_select
+    index_select gather cdist bernoulli multinomial polar complex atan2 lerp baddbmm
+    addmm addmv addcmul addcdiv kron tile repeat_interleave cartesian_prod
+    """.split()
+)
+# torch functions that return a bool or long tensor: advanced indices.
+INDEX_FUNCTIONS = frozenset(
+    """
+    nonzero argsort randperm randint isnan isinf isfinite isclose eq ne gt ge lt le
+    logical_and logical_or logical_not logical_xor bucketize searchsorted multinomial
+    """.split()
+)
+# (``argmax``/``argmin`` return long tensors that are 0-d without ``dim``: indexing with
+# a 0-d integer tensor is basic indexing, a view. They are fresh, not index evidence.)
+# torch constructors whose result is a long/bool index tensor when given integer literals.
+INDEX_CONSTRUCTORS = frozenset({"tensor", "as_tensor", "LongTensor", "BoolTensor", "IntTensor"})
+INDEX_DTYPES = frozenset({"long", "int64", "int", "int32", "bool", "int16", "int8", "uint8"})
+TORCH_PREFIXES = ("torch.", "torch.cuda.")
+FUNCTIONAL_PREFIX = "torch.nn.functional."
+PARAMETER_CONSTRUCTORS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer"}
+)
+TENSOR_ANNOTATIONS = frozenset(
+    {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
+)
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
+# Tensor methods whose result shares memory with the receiver.
+VIEW_METHODS = frozenset(
+    """
+    detach view view_as expand expand_as t transpose permute squeeze unsqueeze narrow
+    select unfold diagonal as_strided unflatten movedim moveaxis swapaxes swapdims
+    """.split()
+)
+# Conversions that return the receiver itself when no conversion is needed.
+CONVERSION_METHODS = frozenset(
+    """
+    to cpu cuda float double half bfloat16 int long short bool byte char type
+    contiguous reshape reshape_as flatten
+    """.split()
+)
+# Tensor methods that return a new tensor (out of place).
+FRESH_METHODS = frozenset(
+    """
+    clone add sub mul div true_divide floor_divide remainder fmod pow matmul mm bmm
+    sum mean prod std var norm abs exp log log1p sqrt rsqrt neg reciprocal sigmoid tanh
+    relu softmax log_softmax clamp clip cumsum cumprod masked_fill index_select gather
+    repeat tile flip roll tril triu max_pool sign floor ceil round trunc sin cos
+    new_zeros new_ones new_empty new_full new_tensor masked_select argmax argmin
+    """.split()
+)
+INDEX_METHODS = frozenset(
+    """
+    nonzero argsort eq ne gt ge lt le isnan isinf isfinite logical_not
+    logical_and logical_or logical_xor
+    """.split()
+)
+
+
+def is_inplace_method(name: str) -> bool:
+    """``add_``, ``copy_``; not ``__iadd__``-style dunders nor ``_private_``."""
+    return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
+
+
+class CallShape:
+    """What :func:`torch_function_info` asks of a call's arguments; the ``ast`` and the
+    LibCST side each answer it for their own nodes."""
+
+    def single_argument(self) -> bool:
+        raise NotImplementedError
+
+    def integer_literals(self) -> bool:
+        """``torch.tensor([0, 2])``, or a long/bool ``dtype=``: an index tensor."""
+        raise NotImplementedError
+
+    def float_arange(self) -> bool:
+        """``torch.arange(0, 1, 0.1)`` or with a dtype: maybe not an integer tensor."""
+        raise NotImplementedError
+
+
+def torch_function_info(qualified: str, call: CallShape) -> TensorInfo | None:
+    """What calling the torch function ``qualified`` returns, when it is a tensor."""
+    from .torch_api import TORCH_FUNCTIONS
+
+    if qualified in PARAMETER_CONSTRUCTORS:
+        return PARAMETER
+    if qualified.startswith(FUNCTIONAL_PREFIX):
+        return FRESH
+    for prefix in TORCH_PREFIXES:
+        if qualified.startswith(prefix):
+            name = qualified[len(prefix) :]
+            if name == "where" and call.single_argument():
+                return None  # a tuple of index tensors
+            if name in INDEX_CONSTRUCTORS and call.integer_literals():
+                return FRESH_INDEX
+            if name == "arange" and not call.float_arange():
+                return FRESH_INDEX
+            if name in INDEX_FUNCTIONS:
+                return FRESH_INDEX
+            if name in FRESH_FUNCTIONS:
+                return FRESH
+            if prefix == "torch." and name in TORCH_FUNCTIONS:
+                return TENSOR  # may share memory with its argument (from_numpy, as_tensor)
+    return None
+
+
+def tensor_method_info(method: str, receiver: TensorInfo, copies: bool) -> TensorInfo | None:
+    """What ``tensor.method(...)`` returns; ``copies``: a ``copy=True`` conversion."""
+    if method in INDEX_METHODS:
+        return FRESH_INDEX
+    if method in FRESH_METHODS:
+        return FRESH
+    if method in VIEW_METHODS or method in CONVERSION_METHODS:
+        index = method in ("long", "bool") or (method == "to" and receiver.index)
+        if method in CONVERSION_METHODS and copies:
+            return FRESH_INDEX if index else FRESH
+        return TensorInfo(index=True) if index else TENSOR
+    if is_inplace_method(method):
+        return receiver
+    from .torch_api import TENSOR_METHODS
+
+    if method in TENSOR_METHODS:
+        return TENSOR
+    return None

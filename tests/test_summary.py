@@ -1,0 +1,203 @@
+"""The module summary (``analysis/summary.py``): what a file's own code says its values hold.
+
+Each case is a small module and the value the summary must give for one expression,
+read in one scope. Unknown must stay unknown: the look-alikes are as common as the
+hazards.
+"""
+
+import ast
+import textwrap
+
+import pytest
+
+from flake8_tensorcopy.analysis.summary import Holds, Instance, ModuleSummary
+from flake8_tensorcopy.analysis.vocabulary import TensorInfo
+
+TENSOR, LIST, LOADER, STATE = "tensor", Holds.TENSORS, Holds.LOADER, Holds.STATE_DICT
+
+
+def value_of(source: str, expression: str, scope: str = ""):
+    """What ``expression`` holds when read at the end of ``scope`` (a qualname, "" = module)."""
+    tree = ast.parse(textwrap.dedent(source))
+    summary = ModuleSummary.of(tree)
+    facts = summary.scope(scope)
+    assert facts is not None, f"no scope {scope!r}"
+    value = facts.value(ast.parse(expression, mode="eval").body)
+    return TENSOR if isinstance(value, TensorInfo) else value
+
+
+CASES = [
+    # The file's own functions.
+    ("import torch\ndef make():\n    return torch.stack([torch.ones(1)])\nx = make()", "x", "", TENSOR),
+    ("import torch\ndef make(a):\n    if a:\n        return torch.ones(1)\n    return None\nx = make(1)", "x", "", TENSOR),
+    ("import torch\ndef make(a):\n    if a:\n        return torch.ones(1)\n    return [1]\nx = make(1)", "x", "", None),
+    ("import torch\ndef make():\n    yield torch.ones(1)\nx = make()", "x", "", None),
+    ("def loop(n):\n    return loop(n - 1)\nx = loop(3)", "x", "", None),  # recursion ends
+    ("import torch\ndef f():\n    return torch.ones(1)\ndef f():\n    return 1\nx = f()", "x", "", None),  # redefined
+    ("import torch\ndef make():\n    return torch.ones(1)\ndef use(make):\n    y = make()", "y", "use", None),  # a parameter
+    # Attributes, across methods; None (Optional) says nothing.
+    ("import torch\nclass A:\n    def __init__(self):\n        self.w = None\n"
+     "    def fit(self):\n        self.w = torch.randn(2)\n    def get(self):\n        pass", "self.w", "A.get", TENSOR),
+    ("import torch\nclass A:\n    def __init__(self, w):\n        self.w = w\n"
+     "    def fit(self):\n        self.w = torch.randn(2)\n    def get(self):\n        pass", "self.w", "A.get", None),
+    ("import torch\nclass A:\n    w: torch.Tensor\n    def get(self):\n        pass", "self.w", "A.get", TENSOR),
+    ("class A:\n    def __init__(self, model):\n        self.best = model.state_dict()\n    def get(self):\n        pass",
+     "self.best", "A.get", STATE),
+    ("import torch\nclass A:\n    def __init__(self):\n        self.w = torch.ones(1)\na = A()", "a.w", "", TENSOR),
+    ("class A:\n    pass\na = A()", "a", "", Instance("A")),
+    ("import torch\nclass A:\n    @staticmethod\n    def make(self):\n        self.w = torch.ones(1)\n"
+     "    def get(self):\n        pass", "self.w", "A.get", None),
+    ("import torch\nclass A:\n    def make(self):\n        return torch.ones(1)\n    def get(self):\n        x = self.make()",
+     "x", "A.get", TENSOR),
+    # Loops and unpacking.
+    ("import torch\ndef f(t: torch.Tensor):\n    for row in t:\n        pass", "row", "f", TENSOR),
+    ("import torch\ndef f(det: torch.Tensor):\n    for *box, conf, cls in det:\n        pass", "box", "f", LIST),
+    ("import torch\ndef f(det: torch.Tensor):\n    for *box, conf, cls in det:\n        pass", "conf", "f", TENSOR),
+    ("from torch.utils.data import DataLoader\ndef f(ds):\n    for x, y in DataLoader(ds):\n        pass", "y", "f", TENSOR),
+    ("from torch.utils.data import DataLoader\ndef f(ds):\n    for batch in DataLoader(ds):\n        pass", "batch", "f", None),
+    ("from torch.utils.data import DataLoader\ndef f(loader: DataLoader):\n    for i, (x, y) in enumerate(loader):\n        pass",
+     "x", "f", TENSOR),
+    ("from torch.utils.data import DataLoader\ndef f(loader: DataLoader):\n    for i, (x, y) in enumerate(loader):\n        pass",
+     "i", "f", None),
+    ("def f(model):\n    for name, p in model.named_parameters():\n        pass", "p", "f", TENSOR),
+    ("def f(model):\n    sd = model.state_dict()\n    for k, v in sd.items():\n        pass", "v", "f", TENSOR),
+    ("import torch\ndef f():\n    a, b = torch.ones(1), 2", "a", "f", TENSOR),
+    ("import torch\ndef f():\n    a, b = torch.ones(1), 2", "b", "f", None),
+    ("import torch\ndef f(t: torch.Tensor):\n    a, b = t", "b", "f", TENSOR),
+    # Containers filled elsewhere.
+    ("import torch\ndef f(xs):\n    vals = []\n    for x in xs:\n        vals.append(torch.ones(1) * x)", "vals", "f", LIST),
+    ("import torch\ndef f(xs):\n    vals = []\n    for x in xs:\n        vals.append(torch.ones(1))\n    vals.append(0)", "vals", "f", None),
+    ("import torch\ndef f(xs):\n    vals = []", "vals", "f", None),
+    ("import torch\ndef f(xs):\n    vals = []\n    vals += [torch.ones(1)]", "vals", "f", LIST),
+    ("import torch\ndef f(xs):\n    vals = []\n    vals.extend([torch.ones(1)])", "vals", "f", LIST),
+    ("import torch\ndef f(xs):\n    vals = []\n    vals.extend(xs)", "vals", "f", None),
+    ("import torch\ndef f(xs):\n    vals = [torch.ones(1)]\n    vals[0] = 3", "vals", "f", None),
+    ("import torch\ndef f(xs):\n    vals = []\n    vals.append(torch.ones(1))", "vals[0]", "f", TENSOR),
+    # Names: every binding must agree; a name read in its own update keeps what it holds.
+    ("import torch\ndef f(n):\n    total = torch.zeros(1)\n    for i in n:\n        total = total + i", "total", "f", TENSOR),
+    ("import torch\ndef f(n):\n    total = torch.zeros(1)\n    total += 1", "total", "f", TENSOR),
+    ("import torch\ndef f(n):\n    total = torch.zeros(1)\n    total = total.item()", "total", "f", None),
+    ("import numpy as np\nimport torch\ndef f(n):\n    x = np.ones(1)\n    x = torch.tensor(x)", "x", "f", None),
+    ("def f(a):\n    a = a + 1", "a", "f", None),
+    ("def f():\n    a = b\n    b = a", "a", "f", None),  # a cycle knows nothing
+    # Evidence from use, for a parameter never rebound nor tested.
+    ("def f(x):\n    y = x.detach()", "x", "f", TENSOR),
+    ("def f(x):\n    y = x.detach()\n    if isinstance(x, list):\n        pass", "x", "f", None),
+    ("def f(x):\n    x = x.detach()", "x", "f", TENSOR),  # read before it is rebound
+    ("def f(x):\n    y = x.view(-1)", "x", "f", None),  # numpy arrays have .view too
+    ("def f(model):\n    model.cuda()\n    model.train()", "model", "f", None),
+    # Tensor-only methods and the generated torch table.
+    ("def f(out):\n    pass", "out.detach()", "f", TENSOR),
+    ("def f(out):\n    pass", "out.sum()", "f", None),
+    ("import torch\ndef f(a):\n    pass", "torch.from_numpy(a)", "f", TENSOR),
+    ("import torch\ndef f(a):\n    pass", "torch.where(a)", "f", None),
+    ("import torch\ndef f(a):\n    pass", "torch.is_tensor(a)", "f", None),
+    # Free names: the enclosing function, then the module.
+    ("import torch\nw = torch.ones(1)\ndef f():\n    pass", "w", "f", TENSOR),
+    ("import torch\nw = torch.ones(1)\ndef f():\n    w = 3", "w", "f", None),
+    ("import torch\ndef f():\n    w = torch.ones(1)\n    def g():\n        pass", "w", "f.g", TENSOR),
+]
+
+
+@pytest.mark.parametrize("source, expression, scope, expected", CASES, ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(CASES)])
+def test_summary_value(source, expression, scope, expected):
+    assert value_of(source, expression, scope) == expected
+
+
+def test_enclosing_names_the_scopes_around_a_definition():
+    tree = ast.parse("class A:\n    @property\n    def w(self):\n        def inner():\n            pass\ndef f():\n    pass\n")
+    summary = ModuleSummary.of(tree)
+    assert (summary.enclosing(2), summary.enclosing(4), summary.enclosing(6)) == ("A", "A.w", "")
+
+
+def test_a_summary_is_lazy():
+    """Creating one walks nothing: a file whose triggers pick nothing pays nothing."""
+    summary = ModuleSummary.of(ast.parse("def f():\n    pass\n"))
+    assert summary._definitions is None and not summary._facts
+
+
+def test_every_statement_and_expression_kind_is_walked_without_error():
+    source = textwrap.dedent("""\
+        import torch
+        counter = 0
+        def f(*args, k=1, **kwargs):
+            global counter
+            d = {**kwargs, 'a': torch.ones(1)}
+            s = {*args}
+            g = (x async for x in args) if False else None
+            with open('a') as (h, i):
+                pass
+            try:
+                pass
+            except* ValueError as error:
+                pass
+            match args:
+                case [torch.Tensor() as t, *rest] if (n := len(rest)):
+                    pass
+                case {'k': v, **others}:
+                    pass
+            def inner():
+                nonlocal d
+                return lambda q=(w := torch.zeros(1)): q
+            return f'{d!r:>{k}}', [y for y in args if (z := y)], d
+        """)
+    summary = ModuleSummary.of(ast.parse(source))
+    facts = summary.scope("f")
+    assert {name: facts.name_value(name) for name in ("d", "t", "w", "args")} == dict.fromkeys(("d", "t", "w", "args"))
+    assert summary.scope("f.inner").name_value("d") is None and len(facts.calls) == 3  # ones, open, len
+
+
+TUPLES_AND_INPUTS = [
+    ("import torch\ndef prop(x):\n    return torch.ones(1), x, None\ndef f(x):\n    a, b, c = prop(x)", "a", "f", TENSOR),
+    ("import torch\ndef prop(x):\n    return torch.ones(1), x, None\ndef f(x):\n    a, b, c = prop(x)", "b", "f", None),
+    ("import torch\ndef prop(x):\n    return torch.ones(1), x\ndef f(x):\n    pass", "prop(x)[0]", "f", TENSOR),
+    ("import torch\ndef prop(x):\n    if x:\n        return torch.ones(1), 2\n    return [], 3\ndef f(x):\n    a, b = prop(x)",
+     "a", "f", None),
+    # Evidence from a torch function that takes only a tensor first (from torch's stubs).
+    ("import torch\ndef f(x):\n    s = torch.sum(x, dim=1)", "x", "f", TENSOR),
+    ("import torch.nn.functional as F\ndef f(x):\n    s = F.relu(input=x)", "x", "f", TENSOR),
+    ("import torch\ndef f(x):\n    s = torch.tensor(x)", "x", "f", None),
+    ("import torch\ndef f(xs):\n    s = torch.stack(xs)", "xs", "f", None),
+]
+
+
+@pytest.mark.parametrize("source, expression, scope, expected", TUPLES_AND_INPUTS,
+                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(TUPLES_AND_INPUTS)])
+def test_tuples_returned_and_tensor_inputs(source, expression, scope, expected):
+    assert value_of(source, expression, scope) == expected
+
+
+COMPREHENSIONS = [
+    ("def f(outs):\n    vals = [o.detach() for o in outs]", "vals", "f", LIST),
+    ("import torch\ndef f(t: torch.Tensor):\n    rows = [r * 2 for r in t]", "rows", "f", LIST),
+    ("import torch\ndef f(xs):\n    x = torch.ones(1)\n    vals = [x for x in xs]", "vals", "f", None),  # its own x
+    ("import torch\ndef f(xs):\n    vals = [x.item() for x in xs]", "vals", "f", None),
+]
+
+
+@pytest.mark.parametrize("source, expression, scope, expected", COMPREHENSIONS,
+                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(COMPREHENSIONS)])
+def test_list_comprehensions(source, expression, scope, expected):
+    assert value_of(source, expression, scope) == expected
+
+
+PARAMETERS = [
+    # Used as only a tensor can be, before any rebinding.
+    ("import torch\ndef f(hm):\n    m = torch.max(hm.view(3, -1), 1)\n    hm = torch.sum(hm, dim=1)", "hm", "f", TENSOR),
+    ("import torch\ndef f(x):\n    x = torch.tensor(x)\n    y = x.detach()", "x", "f", None),
+    ("import torch\ndef f(x):\n    y = x.detach()\n    x = x.numpy()", "x", "f", None),  # rebound to something else
+    # What the docstring says.
+    ('def f(images, k):\n    """Blend.\n\n    Args:\n        images (tensor): frames.\n        k (int): size.\n    """', "images", "f", TENSOR),
+    ('def f(boxes):\n    """Args:\n        boxes (Tensor[N, 4], optional): boxes.\n    """', "boxes", "f", TENSOR),
+    ('def f(x):\n    """\n    Parameters\n    ----------\n    x : torch.Tensor\n        input\n    """', "x", "f", TENSOR),
+    ('def f(x):\n    """\n    :param x: input\n    :type x: torch.Tensor\n    """', "x", "f", TENSOR),
+    ('def f(xs):\n    """Args:\n        xs (list of tensors): inputs.\n    """', "xs", "f", None),
+    ('def f(x):\n    """Args:\n        x (Tensor or ndarray): input.\n    """', "x", "f", None),
+    ('def f(x):\n    """Args:\n        x (tensor): input.\n    """\n    if isinstance(x, list):\n        pass', "x", "f", None),
+]
+
+
+@pytest.mark.parametrize("source, expression, scope, expected", PARAMETERS,
+                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(PARAMETERS)])
+def test_what_a_parameter_holds(source, expression, scope, expected):
+    assert value_of(source, expression, scope) == expected
