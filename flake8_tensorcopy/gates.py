@@ -77,7 +77,10 @@ class ArgumentGate:
     def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts) -> bool:
         if self.elements and isinstance(argument, (ast.List, ast.Tuple)):  # also nested: [[t]]
             return any(self._could_hold_tensor(_unstarred(e), function) for e in argument.elts)
-        if self.elements and function.facts.value(argument) == Holds.TENSORS:
+        if self.elements and (
+            function.facts.value(argument) == Holds.TENSORS
+            or (isinstance(argument, ast.Name) and function.facts.filled_with_tensors(argument.id))
+        ):
             return True
         return function.could_be_tensor(argument)
 

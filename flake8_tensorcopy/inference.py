@@ -283,8 +283,21 @@ class Inference:
         return None
 
     def holds_tensors(self, node: cst.BaseExpression) -> bool:
-        """A name or attribute the summary knows as a list of tensors (``vals.append(t)``)."""
-        return self.summarised(node) == Holds.TENSORS
+        """A name or attribute the summary knows as a list of tensors (``vals.append(t)``), or
+        a name bound here to a list display that the scope fills only with tensors (also when
+        it is later rebound: ``vals = torch.tensor(vals)``)."""
+        if self.summarised(node) == Holds.TENSORS:
+            return True
+        if not isinstance(node, cst.Name):
+            return False
+        binding, facts = self.binding(node.value), self.facts
+        return (
+            binding is not None
+            and isinstance(binding.value, cst.List)
+            and all(self.is_tensor(element.value) for element in binding.value.elements)
+            and facts is not None
+            and facts.filled_with_tensors(node.value)
+        )
 
     def _attribute_info(self, node: cst.Attribute) -> TensorInfo | None:
         attr = node.attr.value

@@ -202,3 +202,16 @@ def test_tuples_unpacked(before, flagged):
     whole = lint_source(source, rules=GATED, shortcuts=False)
     assert lint_source(source, rules=GATED, shortcuts=True) == whole
     assert bool(whole) == flagged
+
+
+@pytest.mark.parametrize("appended, flagged", [("x * 2", True), ("x.item()", False)])
+def test_a_list_converted_in_place(appended, flagged):
+    """``vals = []``, appends, then ``vals = torch.tensor(vals)``: the name ends as a tensor,
+    but where it is converted it is the list the appends filled."""
+    source = (
+        "import torch\n\ndef f(m):\n    vals = []\n    for x in m.parameters():\n"
+        f"        vals.append({appended})\n    vals = torch.tensor(vals)\n    return vals\n"
+    )
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])

@@ -31,7 +31,10 @@ from collections import defaultdict
 from pathlib import Path
 
 TABLE = Path(__file__).with_name("torch_api.py")
-_BUILTIN_TYPES = (list, dict, str, bytes, set, frozenset, tuple, int, float, complex, object)
+_BUILTIN_TYPES = (
+    list, dict, str, bytes, bytearray, memoryview, set, frozenset, tuple, range, slice,
+    int, float, complex, bool, object,
+)
 
 
 def _tensor_returning(definitions: list[ast.FunctionDef]) -> set[str]:
@@ -96,17 +99,21 @@ def _exported(path: Path) -> set[str]:
     return set()
 
 
+# Members of the figures that training scripts hold too (plotly's `fig.layout`).
+_PLOTTING = {"layout"}
+
+
 def _attributes_elsewhere() -> set[str]:
     import numpy
     import pandas
     import torch
 
     nn = torch.nn
-    names = set(dir(numpy.ndarray)) | set(dir(numpy.generic)) | set(dir(nn.Module))
+    names = set(dir(numpy.ndarray)) | set(dir(numpy.matrix)) | set(dir(numpy.generic)) | set(dir(nn.Module))
     # What common layers set on their instances (``conv.stride`` is a tuple).
     for layer in (nn.Conv2d(1, 1, 1), nn.Linear(1, 1), nn.BatchNorm2d(1), nn.LSTM(1, 1), nn.Embedding(1, 1)):
         names |= set(vars(layer))
-    names |= set(dir(pandas.DataFrame)) | set(dir(pandas.Series))
+    names |= set(dir(pandas.DataFrame)) | set(dir(pandas.Series)) | set(dir(pandas.Index)) | _PLOTTING
     for kind in _BUILTIN_TYPES:
         names |= set(dir(kind))
     return names

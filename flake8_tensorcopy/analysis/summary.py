@@ -572,10 +572,17 @@ class ScopeFacts:
         value = Holds.TENSORS if empty and all(v == Holds.TENSORS for v in filled) else join(filled)
         if value != Holds.TENSORS:
             return None if empty else value
+        if empty:
+            return value if self.filled_with_tensors(name) else None
+        return value if all(self._holds_tensor(e) for e in self.elements.get(name, ())) else None
+
+    def filled_with_tensors(self, name: str) -> bool:
+        """Whatever else ``name`` is bound to, every element this scope puts into it (``append``,
+        ``insert``, ``extend``, ``name[i] = v``, ``name += [v]``) is a tensor, and there is one.
+        Read where the name is known to be bound to a list display: ``vals = []``, the appends,
+        then ``vals = torch.tensor(vals)``."""
         elements = self.elements.get(name, ())
-        if empty and not elements:
-            return None
-        return value if all(self._holds_tensor(e) for e in elements) else None
+        return bool(elements) and all(self._holds_tensor(e) for e in elements)
 
     def _holds_tensor(self, element: ast.expr) -> bool:
         """Whether an element write puts only tensors into its list."""
@@ -761,8 +768,8 @@ class ScopeFacts:
         func = node.func
         qualified = self.imports.qualify_expression(func)
         if qualified is not None:
-            if qualified in DATA_LOADERS:
-                return Holds.LOADER
+            if qualified in DATA_LOADERS:  # the default collate makes tensors; a custom one, anything
+                return None if any(k.arg == "collate_fn" for k in node.keywords) else Holds.LOADER
             return torch_function_info(qualified, _AstCall(node))
         if isinstance(func, ast.Name):
             return self.own_call(func.id)

@@ -316,47 +316,46 @@ TENSOR_ONLY_METHODS = frozenset(
     bitwise_or_ bitwise_right_shift bitwise_right_shift_ bitwise_xor bitwise_xor_ bmm
     bool broadcast_to byte cauchy_ ccol_indices ceil ceil_ chalf char cholesky
     cholesky_inverse cholesky_solve clamp clamp_ clamp_max clamp_max_ clamp_min
-    clamp_min_ clip_ clone coalesce col_indices conj_physical conj_physical_ contiguous
-    copy_ copysign copysign_ corrcoef cos cos_ cosh cosh_ count_nonzero cross
-    crow_indices cumprod_ cumsum_ deg2rad deg2rad_ dequantize det detach detach_ diag
-    diag_embed diagflat diagonal_scatter digamma digamma_ dist div_ divide_ eq_ erf
-    erf_ erfc erfc_ erfinv erfinv_ exp exp2 exp2_ exp_ expand expand_as expm1 expm1_
-    exponential_ fill_ fill_diagonal_ fix fix_ flip fliplr flipud float_power
-    float_power_ floor floor_ floor_divide floor_divide_ fmax fmin fmod fmod_ frac
-    frac_ gather gcd gcd_ ge_ geometric_ ger greater greater_ greater_equal
-    greater_equal_ gt_ hardshrink hash_tensor heaviside heaviside_ histc hypot hypot_
-    i0 i0_ igamma igamma_ igammac igammac_ index_add index_add_ index_copy index_copy_
-    index_fill index_fill_ index_put index_put_ index_reduce index_reduce_ index_select
-    indices inner int int_repr inverse isclose isfinite isinf isnan isneginf isposinf
-    isreal istft kron lcm lcm_ ldexp ldexp_ le_ lerp lerp_ less less_ less_equal
-    less_equal_ lgamma lgamma_ log log10 log10_ log1p log1p_ log2 log2_ log_
-    log_normal_ log_softmax logaddexp logaddexp2 logcumsumexp logdet logical_and
-    logical_and_ logical_not logical_not_ logical_or logical_or_ logical_xor
-    logical_xor_ logit logit_ logsumexp long lt_ lu_solve map2_ map_ masked_fill
-    masked_fill_ masked_scatter masked_scatter_ masked_select matmul matrix_exp
-    matrix_power maximum minimum mm moveaxis movedim msort mul_ multinomial multiply_
-    mv mvlgamma mvlgamma_ nan_to_num nan_to_num_ nanmean nanquantile nansum narrow
-    narrow_copy ne_ neg neg_ negative negative_ new_empty new_empty_strided new_full
-    new_ones new_tensor new_zeros nextafter nextafter_ nonzero_static normal_ not_equal
-    not_equal_ orgqr ormqr outer permute pin_memory pinverse polygamma polygamma_
-    positive pow_ prelu put_ q_per_channel_scales q_per_channel_zero_points rad2deg
-    rad2deg_ random_ reciprocal reciprocal_ relu relu_ remainder remainder_ renorm
-    renorm_ repeat_interleave reshape_as resize_ resize_as_ resize_as_sparse_
-    resolve_conj resolve_neg roll rot90 round_ row_indices rsqrt rsqrt_ scatter
-    scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ select_scatter
-    set_ sgn sgn_ short sigmoid sigmoid_ sign sign_ signbit sin sin_ sinc sinc_ sinh
-    sinh_ slice_inverse slice_scatter smm softmax sparse_mask sparse_resize_
-    sparse_resize_and_clear_ sqrt sqrt_ square square_ squeeze_ sspaddmm sub_ subtract_
-    sum_to_size swapaxes_ swapdims swapdims_ t t_ take_along_dim tan tan_ tanh tanh_
-    tile to_dense to_mkldnn to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr
-    to_sparse_csc to_sparse_csr transpose_ tril tril_ triu triu_ true_divide
-    true_divide_ trunc trunc_ type_as unflatten unfold uniform_ unsqueeze unsqueeze_
-    vdot view_as xlogy xlogy_ zero_
+    clamp_min_ clip_ clone coalesce col_indices conj_physical conj_physical_ copy_
+    copysign copysign_ corrcoef cos cos_ cosh cosh_ count_nonzero cross crow_indices
+    cumprod_ cumsum_ deg2rad deg2rad_ dequantize det detach detach_ diag diag_embed
+    diagflat diagonal_scatter digamma digamma_ dist div_ divide_ eq_ erf erf_ erfc
+    erfc_ erfinv erfinv_ exp exp2 exp2_ exp_ expand expand_as expm1 expm1_ exponential_
+    fill_ fill_diagonal_ fix fix_ flip fliplr flipud float_power float_power_ floor
+    floor_ floor_divide floor_divide_ fmax fmin fmod fmod_ frac frac_ gather gcd gcd_
+    ge_ geometric_ ger greater greater_ greater_equal greater_equal_ gt_ hardshrink
+    hash_tensor heaviside heaviside_ histc hypot hypot_ i0 i0_ igamma igamma_ igammac
+    igammac_ index_add index_add_ index_copy index_copy_ index_fill index_fill_
+    index_put index_put_ index_reduce index_reduce_ index_select inner int int_repr
+    inverse isclose isfinite isinf isnan isneginf isposinf isreal istft kron lcm lcm_
+    ldexp ldexp_ le_ lerp lerp_ less less_ less_equal less_equal_ lgamma lgamma_ log
+    log10 log10_ log1p log1p_ log2 log2_ log_ log_normal_ log_softmax logaddexp
+    logaddexp2 logcumsumexp logdet logical_and logical_and_ logical_not logical_not_
+    logical_or logical_or_ logical_xor logical_xor_ logit logit_ logsumexp long lt_
+    lu_solve map2_ map_ masked_fill masked_fill_ masked_scatter masked_scatter_
+    masked_select matmul matrix_exp matrix_power maximum minimum mm moveaxis movedim
+    msort mul_ multinomial multiply_ mv mvlgamma mvlgamma_ nan_to_num nan_to_num_
+    nanmean nanquantile nansum narrow narrow_copy ne_ neg neg_ negative negative_
+    new_empty new_empty_strided new_full new_ones new_tensor new_zeros nextafter
+    nextafter_ nonzero_static normal_ not_equal not_equal_ orgqr ormqr outer permute
+    pin_memory pinverse polygamma polygamma_ positive pow_ prelu put_
+    q_per_channel_scales q_per_channel_zero_points rad2deg rad2deg_ random_ reciprocal
+    reciprocal_ relu relu_ remainder remainder_ renorm renorm_ repeat_interleave
+    reshape_as resize_ resize_as_ resize_as_sparse_ resolve_conj resolve_neg roll rot90
+    round_ row_indices rsqrt rsqrt_ scatter scatter_ scatter_add scatter_add_
+    scatter_reduce scatter_reduce_ select_scatter set_ sgn sgn_ short sigmoid sigmoid_
+    sign sign_ signbit sin sin_ sinc sinc_ sinh sinh_ slice_inverse slice_scatter smm
+    softmax sparse_mask sparse_resize_ sparse_resize_and_clear_ sqrt sqrt_ square
+    square_ squeeze_ sspaddmm sub_ subtract_ sum_to_size swapaxes_ swapdims swapdims_ t
+    t_ take_along_dim tan tan_ tanh tanh_ tile to_dense to_mkldnn to_padded_tensor
+    to_sparse to_sparse_bsc to_sparse_bsr to_sparse_csc to_sparse_csr transpose_ tril
+    tril_ triu triu_ true_divide true_divide_ trunc trunc_ type_as unflatten unfold
+    uniform_ unsqueeze unsqueeze_ vdot view_as xlogy xlogy_ zero_
     """.split()
 )
 TENSOR_ONLY_MEMBERS = frozenset(
     """
-    H abs_ absolute absolute_ acos acos_ acosh acosh_ add_ addbmm addbmm_ addcdiv
+    abs_ absolute absolute_ acos acos_ acosh acosh_ add_ addbmm addbmm_ addcdiv
     addcdiv_ addcmul addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint allclose
     amax amin aminmax angle apply_ arccos arccos_ arccosh arccosh_ arcsin arcsin_
     arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_ arctanh arctanh_ argwhere
@@ -367,11 +366,11 @@ TENSOR_ONLY_MEMBERS = frozenset(
     bitwise_right_shift_ bitwise_xor bitwise_xor_ bmm bool broadcast_to byte cauchy_
     ccol_indices ceil ceil_ chalf char cholesky cholesky_inverse cholesky_solve chunk
     clamp clamp_ clamp_max clamp_max_ clamp_min clamp_min_ clip_ clone coalesce
-    col_indices conj_physical conj_physical_ contiguous copy_ copysign copysign_
-    corrcoef cos cos_ cosh cosh_ count_nonzero cross crow_indices cumprod_ cumsum_
-    data_ptr deg2rad deg2rad_ dense_dim dequantize det detach detach_ diag diag_embed
-    diagflat diagonal_scatter digamma digamma_ dim dim_order dist div_ divide_ dsplit
-    eig element_size eq_ equal erf erf_ erfc erfc_ erfinv erfinv_ exp exp2 exp2_ exp_
+    col_indices conj_physical conj_physical_ copy_ copysign copysign_ corrcoef cos cos_
+    cosh cosh_ count_nonzero cross crow_indices cumprod_ cumsum_ data_ptr deg2rad
+    deg2rad_ dense_dim dequantize det detach detach_ diag diag_embed diagflat
+    diagonal_scatter digamma digamma_ dim dim_order dist div_ divide_ dsplit eig
+    element_size eq_ equal erf erf_ erfc erfc_ erfinv erfinv_ exp exp2 exp2_ exp_
     expand expand_as expm1 expm1_ exponential_ fill_ fill_diagonal_ fix fix_ flip
     fliplr flipud float_power float_power_ floor floor_ floor_divide floor_divide_ fmax
     fmin fmod fmod_ frac frac_ frexp gather gcd gcd_ ge_ geometric_ geqrf ger
@@ -379,16 +378,16 @@ TENSOR_ONLY_MEMBERS = frozenset(
     gt_ hardshrink hash_tensor heaviside heaviside_ histc histogram hsplit hypot hypot_
     i0 i0_ igamma igamma_ igammac igammac_ index_add index_add_ index_copy index_copy_
     index_fill index_fill_ index_put index_put_ index_reduce index_reduce_ index_select
-    indices inner int int_repr inverse is_coalesced is_complex is_conj is_contiguous
-    is_cpu is_cuda is_distributed is_floating_point is_inference is_ipu is_leaf is_maia
+    inner int int_repr inverse is_coalesced is_complex is_conj is_contiguous is_cpu
+    is_cuda is_distributed is_floating_point is_inference is_ipu is_leaf is_maia
     is_meta is_mkldnn is_mps is_mtia is_neg is_nested is_nonzero is_pinned is_quantized
     is_same_size is_set_to is_shared is_signed is_sparse is_sparse_csr is_vulkan is_xpu
-    isclose isfinite isinf isnan isneginf isposinf isreal istft kron kthvalue layout
-    lcm lcm_ ldexp ldexp_ le_ lerp lerp_ less less_ less_equal less_equal_ lgamma
-    lgamma_ log log10 log10_ log1p log1p_ log2 log2_ log_ log_normal_ log_softmax
-    logaddexp logaddexp2 logcumsumexp logdet logical_and logical_and_ logical_not
-    logical_not_ logical_or logical_or_ logical_xor logical_xor_ logit logit_ logsumexp
-    long lstsq lt_ lu lu_solve mH map2_ map_ masked_fill masked_fill_ masked_scatter
+    isclose isfinite isinf isnan isneginf isposinf isreal istft kron kthvalue lcm lcm_
+    ldexp ldexp_ le_ lerp lerp_ less less_ less_equal less_equal_ lgamma lgamma_ log
+    log10 log10_ log1p log1p_ log2 log2_ log_ log_normal_ log_softmax logaddexp
+    logaddexp2 logcumsumexp logdet logical_and logical_and_ logical_not logical_not_
+    logical_or logical_or_ logical_xor logical_xor_ logit logit_ logsumexp long lstsq
+    lt_ lu lu_solve mH map2_ map_ masked_fill masked_fill_ masked_scatter
     masked_scatter_ masked_select matmul matrix_exp matrix_power maximum minimum mm
     module_load moveaxis movedim msort mul_ multinomial multiply_ mv mvlgamma mvlgamma_
     nan_to_num nan_to_num_ nanmean nanmedian nanquantile nansum narrow narrow_copy

@@ -76,6 +76,9 @@ class TensorFromTensor(Rule):
                 "    for x, y in DataLoader(dataset):\n        return torch.tensor(x)\n", [(5, 16)]),
         Example("import torch\ndef gather(model, xs):\n    vals = []\n    for x in xs:\n"
                 "        vals.append(model(x).detach())\n    return torch.tensor(vals)\n", [(6, 12)]),
+        Example("import torch\ndef entropies(dists):\n    ents = []\n    for d in dists:\n"
+                "        ents.append(d.probs.log().neg().mean())\n    ents = torch.tensor(ents)\n    return ents\n",
+                [(6, 12)]),
         Example("import torch\ndef pick(w):\n    idx = torch.multinomial(w, 1)[0]\n    return torch.Tensor([[idx]]).long()\n",
                 [(4, 12)]),
         Example("import torch\ndef peaks(hm):\n    top = torch.max(hm.view(2, -1), 1)\n    row = hm[0]\n"
