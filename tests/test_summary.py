@@ -203,3 +203,13 @@ PARAMETERS = [
                          ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(PARAMETERS)])
 def test_what_a_parameter_holds(source, expression, scope, expected):
     assert value_of(source, expression, scope) == expected
+
+
+@pytest.mark.parametrize("use, expected", [
+    ("x.contiguous()", TENSOR),  # memoryview has .contiguous, but not to call
+    ("x.stride(0)", TENSOR),  # a conv layer's .stride is a tuple
+    ("x.size(0)", None),  # a replay buffer's size() too
+    ("x.contiguous", None),  # read, not called: a memoryview's flag
+])
+def test_calls_only_tensors_answer(use, expected):
+    assert value_of(f"def f(x):\n    y = {use}", "x", "f") == expected

@@ -101,22 +101,26 @@ def _exported(path: Path) -> set[str]:
 
 # Members of the figures that training scripts hold too (plotly's `fig.layout`).
 _PLOTTING = {"layout"}
+# Names so common on the file's own classes (a replay buffer's `size()`, a dataset's
+# `data()`) that calling one says nothing, though numpy has them only as attributes.
+_GENERIC_CALLS = {"size", "data", "device", "dtype", "shape", "layout"}
 
 
-def _attributes_elsewhere() -> set[str]:
+def _members_elsewhere() -> tuple[set[str], set[str]]:
+    """(every member of the other values, those of them that can be called)."""
     import numpy
     import pandas
     import torch
 
     nn = torch.nn
-    names = set(dir(numpy.ndarray)) | set(dir(numpy.matrix)) | set(dir(numpy.generic)) | set(dir(nn.Module))
-    # What common layers set on their instances (``conv.stride`` is a tuple).
+    kinds = [numpy.ndarray, numpy.matrix, numpy.generic, nn.Module, pandas.DataFrame, pandas.Series,
+             pandas.Index, *_BUILTIN_TYPES]
+    members = {name for kind in kinds for name in dir(kind)} | _PLOTTING
+    callable_members = {name for kind in kinds for name in dir(kind) if callable(getattr(kind, name, None))}
+    # What common layers set on their instances (``conv.stride`` is a tuple): never callable.
     for layer in (nn.Conv2d(1, 1, 1), nn.Linear(1, 1), nn.BatchNorm2d(1), nn.LSTM(1, 1), nn.Embedding(1, 1)):
-        names |= set(vars(layer))
-    names |= set(dir(pandas.DataFrame)) | set(dir(pandas.Series)) | set(dir(pandas.Index)) | _PLOTTING
-    for kind in _BUILTIN_TYPES:
-        names |= set(dir(kind))
-    return names
+        members |= set(vars(layer))
+    return members, callable_members
 
 
 def tables(torch_root: Path) -> dict[str, frozenset[str]]:
@@ -132,14 +136,15 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
     ]
     methods = set().union(*(_tensor_returning(_methods(body)) for body in bodies))
     members = set().union(*(_public_members(body) for body in bodies))
-    elsewhere = _attributes_elsewhere()
+    elsewhere, callable_elsewhere = _members_elsewhere()
     return {
         "TORCH_FUNCTIONS": frozenset(torch_functions),
         "TENSOR_INPUT_FUNCTIONS": frozenset(
             {f"torch.{name}" for name in tensor_input} | {f"torch.nn.functional.{name}" for name in nn_functional}
         ),
         "TENSOR_METHODS": frozenset(methods),
-        "TENSOR_ONLY_METHODS": frozenset(methods - elsewhere),
+        "TENSOR_ONLY_METHODS": frozenset(methods - callable_elsewhere),
+        "TENSOR_ONLY_CALLS": frozenset(members - callable_elsewhere - _GENERIC_CALLS),
         "TENSOR_ONLY_MEMBERS": frozenset(members - elsewhere),
     }
 
@@ -151,8 +156,9 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         "",
         "TORCH_FUNCTIONS and TENSOR_METHODS: names whose every overload returns a Tensor.",
         "TENSOR_INPUT_FUNCTIONS: qualified names whose every overload takes a Tensor first.",
-        "TENSOR_ONLY_METHODS are those tensor methods, and TENSOR_ONLY_MEMBERS any tensor",
-        "method or attribute, that numpy, pandas, nn.Module and built-in types lack.",
+        "TENSOR_ONLY_METHODS are those tensor methods, TENSOR_ONLY_CALLS any tensor member, that",
+        "numpy, pandas, nn.Module and built-in types have nothing callable by that name for;",
+        "TENSOR_ONLY_MEMBERS are the tensor members they have nothing at all by that name for.",
         '"""',
         "",
     ]

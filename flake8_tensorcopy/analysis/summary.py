@@ -28,7 +28,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
-from .torch_api import TENSOR_INPUT_FUNCTIONS, TENSOR_METHODS, TENSOR_ONLY_MEMBERS, TENSOR_ONLY_METHODS
+from .torch_api import (
+    TENSOR_INPUT_FUNCTIONS,
+    TENSOR_METHODS,
+    TENSOR_ONLY_CALLS,
+    TENSOR_ONLY_MEMBERS,
+    TENSOR_ONLY_METHODS,
+)
 from .vocabulary import (
     CONVERSION_METHODS,
     DATA_LOADERS,
@@ -410,6 +416,9 @@ class ScopeFacts:
             self.calls.append(node)
             self._note_element_write(node)
             self._note_tensor_input(node)
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in TENSOR_ONLY_CALLS:
+                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0)
             if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and node.args:
                 if isinstance(node.args[0], ast.Name):
                     self._tested.add(node.args[0].id)
