@@ -121,12 +121,11 @@ class FunctionFacts:
         # Names the inference could know as tensors: any binding may give the evidence
         # (the inference follows the order, the gate cannot). Judged to a fixed point, as
         # a name's evidence may come from another name.
-        self.evidenced: set[str] = set()
-        pending = dict(facts.bindings)
+        self.evidenced = {name for name in facts.bindings if isinstance(facts.name_value(name), TensorInfo)}
+        pending = {name: bindings for name, bindings in facts.bindings.items() if name not in self.evidenced}
         changed = True
         while changed:
             found = {name for name, bindings in pending.items() if any(map(self._could_bind_tensor, bindings))}
-            found |= {name for name in pending if isinstance(facts.name_value(name), TensorInfo)}
             changed = bool(found)
             self.evidenced |= found
             pending = {name: bindings for name, bindings in pending.items() if name not in found}
