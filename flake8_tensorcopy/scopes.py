@@ -123,6 +123,7 @@ class ScopeOpener(cst.BatchableCSTVisitor):
         over a tensor (rows, and what unpacking a row gives, are tensors), and ``zip``,
         ``enumerate`` and ``reversed`` of those."""
         if self.inference.is_tensor(iterable) and isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+            self.inference.bind_target(target, None)
             for name in _plain_names(target):
                 self.inference.bind(name, None, TENSOR)
             return
@@ -161,7 +162,8 @@ class ScopeOpener(cst.BatchableCSTVisitor):
 
 
 def _plain_names(target: cst.BaseExpression):
-    """The names of a target made of names and nested tuples (a starred one gets a list)."""
+    """The names of a target made of names and nested tuples; starred ones (which get a
+    list) are left out."""
     if isinstance(target, cst.Name):
         yield target.value
     elif isinstance(target, (cst.Tuple, cst.List)):

@@ -215,3 +215,15 @@ def test_a_list_converted_in_place(appended, flagged):
     whole = lint_source(source, rules=GATED, shortcuts=False)
     assert lint_source(source, rules=GATED, shortcuts=True) == whole
     assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
+
+
+def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
+    source = (
+        "import torch\n\ndef f(det: torch.Tensor):\n    box = torch.ones(4)\n"
+        "    for *box, conf in det:\n        torch.tensor(box), torch.tensor(conf)\n"
+    )
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    # conf is a tensor; box is no longer the tensor bound before the loop (a list whose
+    # bindings disagree: not known).
+    assert [(f.line, f.col, "stack" in f.message) for f in whole] == [(6, 27, False)]
