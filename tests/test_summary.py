@@ -101,11 +101,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("source, expression, scope, expected", CASES, ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(CASES)])
-def test_summary_value(source, expression, scope, expected):
-    assert value_of(source, expression, scope) == expected
-
-
 def test_enclosing_names_the_scopes_around_a_definition():
     tree = ast.parse("class A:\n    @property\n    def w(self):\n        def inner():\n            pass\ndef f():\n    pass\n")
     summary = ModuleSummary.of(tree)
@@ -163,24 +158,12 @@ TUPLES_AND_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("source, expression, scope, expected", TUPLES_AND_INPUTS,
-                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(TUPLES_AND_INPUTS)])
-def test_tuples_returned_and_tensor_inputs(source, expression, scope, expected):
-    assert value_of(source, expression, scope) == expected
-
-
 COMPREHENSIONS = [
     ("def f(outs):\n    vals = [o.detach() for o in outs]", "vals", "f", LIST),
     ("import torch\ndef f(t: torch.Tensor):\n    rows = [r * 2 for r in t]", "rows", "f", LIST),
     ("import torch\ndef f(xs):\n    x = torch.ones(1)\n    vals = [x for x in xs]", "vals", "f", None),  # its own x
     ("import torch\ndef f(xs):\n    vals = [x.item() for x in xs]", "vals", "f", None),
 ]
-
-
-@pytest.mark.parametrize("source, expression, scope, expected", COMPREHENSIONS,
-                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(COMPREHENSIONS)])
-def test_list_comprehensions(source, expression, scope, expected):
-    assert value_of(source, expression, scope) == expected
 
 
 PARAMETERS = [
@@ -199,12 +182,6 @@ PARAMETERS = [
 ]
 
 
-@pytest.mark.parametrize("source, expression, scope, expected", PARAMETERS,
-                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(PARAMETERS)])
-def test_what_a_parameter_holds(source, expression, scope, expected):
-    assert value_of(source, expression, scope) == expected
-
-
 @pytest.mark.parametrize("use, expected", [
     ("x.contiguous()", TENSOR),  # memoryview has .contiguous, but not to call
     ("x.stride(0)", TENSOR),  # a conv layer's .stride is a tuple
@@ -213,3 +190,12 @@ def test_what_a_parameter_holds(source, expression, scope, expected):
 ])
 def test_calls_only_tensors_answer(use, expected):
     assert value_of(f"def f(x):\n    y = {use}", "x", "f") == expected
+
+
+ALL_CASES = CASES + TUPLES_AND_INPUTS + COMPREHENSIONS + PARAMETERS
+
+
+@pytest.mark.parametrize("source, expression, scope, expected", ALL_CASES,
+                         ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(ALL_CASES)])
+def test_summary_value(source, expression, scope, expected):
+    assert value_of(source, expression, scope) == expected
