@@ -270,17 +270,6 @@ class ModuleSummary:
             self._restored = frozenset(restored)
         return self._restored
 
-    def class_named(self, name: str, scope_qualname: str) -> str | None:
-        """The qualname of the class that ``name`` refers to from a scope, if the module defines it."""
-        prefix = scope_qualname
-        while True:
-            candidate = f"{prefix}.{name}" if prefix else name
-            if isinstance(self.definition(candidate), ast.ClassDef):
-                return candidate
-            if not prefix:
-                return None
-            prefix = prefix.rpartition(".")[0]
-
 
 class _ClassFacts:
     """The attributes a class's methods bind on ``self`` (and its class-level annotations)."""
@@ -804,10 +793,10 @@ class ScopeFacts:
         """What ``name(...)`` returns when ``name`` is a function or class the module defines."""
         if self._local_anywhere(name):
             return None
-        if isinstance(self.summary.definition(name), FUNCTION_DEFS):
+        definition = self.summary.definition(name)  # a module-level def or class
+        if isinstance(definition, FUNCTION_DEFS):
             return self.summary.returns(name)
-        cls = self.summary.class_named(name, "")
-        return Instance(cls) if cls is not None and "." not in cls else None
+        return Instance(name) if isinstance(definition, ast.ClassDef) else None
 
     def _local_anywhere(self, name: str) -> bool:
         """Bound in this scope or an enclosing function (not at module level)."""
