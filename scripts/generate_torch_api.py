@@ -1,7 +1,9 @@
-"""Regenerate ``torch_api.py`` from torch's own type stubs: ``python -m flake8_tensorcopy.analysis.generate_torch_api``.
+"""Regenerate ``flake8_tensorcopy/analysis/torch_api.py`` from torch's own type stubs:
+``python3 scripts/generate_torch_api.py``.
 
-Run it in an environment with the pinned torch (and numpy) installed; linting itself
-never imports torch. ``tests/test_torch_api.py`` regenerates the table and compares.
+Run it with the pinned torch, numpy and pandas installed (the test extra on 3.11). It lives
+outside the package so that nothing shipped imports them: linting never does.
+``tests/test_torch_api.py`` regenerates the table and compares.
 
 Sources (all read as text with ``ast``, so nothing in torch runs):
 - ``torch/_C/_VariableFunctions.pyi`` and ``torch/functional.py``: ``torch.*`` functions;
@@ -30,7 +32,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-TABLE = Path(__file__).with_name("torch_api.py")
+TABLE = Path(__file__).resolve().parent.parent / "flake8_tensorcopy" / "analysis" / "torch_api.py"
 _BUILTIN_TYPES = (
     list, dict, str, bytes, bytearray, memoryview, set, frozenset, tuple, range, slice,
     int, float, complex, bool, object,
@@ -152,7 +154,7 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
 def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
     lines = [
         f'"""Generated from the type stubs of torch {torch_version} by',
-        "`python -m flake8_tensorcopy.analysis.generate_torch_api`: do not edit.",
+        "`python3 scripts/generate_torch_api.py`: do not edit.",
         "",
         "TORCH_FUNCTIONS and TENSOR_METHODS: names whose every overload returns a Tensor.",
         "TENSOR_INPUT_FUNCTIONS: qualified names whose every overload takes a Tensor first.",

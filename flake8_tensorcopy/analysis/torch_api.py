@@ -1,5 +1,5 @@
 """Generated from the type stubs of torch 2.13.0 by
-`python -m flake8_tensorcopy.analysis.generate_torch_api`: do not edit.
+`python3 scripts/generate_torch_api.py`: do not edit.
 
 TORCH_FUNCTIONS and TENSOR_METHODS: names whose every overload returns a Tensor.
 TENSOR_INPUT_FUNCTIONS: qualified names whose every overload takes a Tensor first.
