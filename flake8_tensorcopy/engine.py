@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from . import limits, prefilter
+from . import limits, positions, prefilter
 from .analysis.summary import ModuleSummary
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
@@ -237,11 +236,11 @@ def _lint_parsed(
     if not reports:
         return []
     # Positions cost a code generation of the whole chunk: only pay when needed.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    starts = positions.starts(module, [report.node for report in reports])
     findings = []
     for report in reports:
-        start = positions[report.node].start
-        findings.append(Finding(start.line + line_offset, start.column, report.code, report.message, report.fix))
+        line, column = starts[id(report.node)]
+        findings.append(Finding(line + line_offset, column, report.code, report.message, report.fix))
     return findings
 
 

@@ -25,9 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from . import engine, limits, noqa
+from . import engine, limits, noqa, positions
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
 from .rule import Fix, Report, Rule
@@ -138,8 +137,8 @@ def _analyse(
         reports = engine.analyse_module(module, ModuleSummary.of(tree), rules)
         lines: list[int] = []
         if reports and need_lines:
-            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            lines = [positions[report.node].start.line for report in reports]
+            starts = positions.starts(module, [report.node for report in reports])
+            lines = [starts[id(report.node)][0] for report in reports]
         return module, reports, lines
 
     return _deep(work)

@@ -8,7 +8,12 @@ parsed: does the function call one of the rule's callees with an argument that t
 inference *could* judge a tensor? If not, the function is not parsed with LibCST for
 that rule.
 
-The gate over-approximates ``Inference.info``: wherever the inference could find
+Rules whose finding needs a shape rather than a tensor argument have gates of their
+own (:class:`DetachedWriteGate`, :class:`SnapshotGate`, :class:`AccumulationGate`):
+each asks, of the scope's own nodes, the rule's question with every judgement the
+``ast`` cannot make answered yes.
+
+The argument gate over-approximates ``Inference.info``: wherever the inference could find
 evidence, the gate answers yes. A name counts when the scope binds it anywhere (in any
 order, on any path) to something that could be a tensor, annotates it with anything
 under ``torch``, or loops it over parameters; and whatever the module summary knows
@@ -20,25 +25,59 @@ evidence vocabulary of ``analysis/vocabulary.py``, and ``tests/test_gates.py`` p
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .analysis.summary import Holds, ScopeFacts, Unpacked
 from .analysis.vocabulary import (
+    ACCUMULATING_METHODS,
+    BACKWARD_CALLEES,
+    CONVERSION_METHODS,
+    DETACHING,
+    DICT_COPIES,
+    GRAPH_PRESERVING,
     NAMED_PARAMETER_ITERATORS,
     PARAMETER_ATTRIBUTES,
     PARAMETER_ITERATORS,
+    PLAIN_BUILTINS,
+    PLAIN_MODULES,
+    SAVING,
     TENSOR_ATTRIBUTES,
+    TRAINING_METHODS,
+    VIEW_METHODS,
     TensorInfo,
+    holds_live_state,
+    is_loss_call,
+    over_data,
+    writes_in_place,
 )
 from .imports import ImportTable
 
+_FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 # Every torch function the inference knows returns a tensor is qualified under this.
 _TORCH = "torch."
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
 
 
+class Gate:
+    """A rule's necessary condition on one scope, judged on flake8's ``ast``."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        raise NotImplementedError
+
+    def spellings(self, imports: ImportTable) -> frozenset[str] | None:
+        """Words one of which a trigger match must be (see :class:`ArgumentGate`); None: any."""
+        return None
+
+    def source(self) -> str:
+        """This gate as Python source (for the generated trigger table)."""
+        return f"{type(self).__name__}()"
+
+
 @dataclass(frozen=True)
-class ArgumentGate:
+class ArgumentGate(Gate):
     """A finding needs a call to one of ``callees`` (qualified names, e.g. ``torch.tensor``)
     or to a method in ``methods`` (``x.new_tensor``) whose data argument could be a tensor.
 
@@ -118,17 +157,52 @@ class FunctionFacts:
         self.facts = facts
         self.imports = facts.imports
         self.calls = facts.calls
-        # Names the inference could know as tensors: any binding may give the evidence
-        # (the inference follows the order, the gate cannot). Judged to a fixed point, as
-        # a name's evidence may come from another name.
-        self.evidenced = {name for name in facts.bindings if isinstance(facts.name_value(name), TensorInfo)}
-        pending = {name: bindings for name, bindings in facts.bindings.items() if name not in self.evidenced}
-        changed = True
-        while changed:
-            found = {name for name, bindings in pending.items() if any(map(self._could_bind_tensor, bindings))}
-            changed = bool(found)
-            self.evidenced |= found
-            pending = {name: bindings for name, bindings in pending.items() if name not in found}
+        self._evidenced: set[str] | None = None
+
+    @property
+    def evidenced(self) -> set[str]:
+        """Names the inference could know as tensors: any binding may give the evidence
+        (the inference follows the order, the gate cannot). Judged to a fixed point, as
+        a name's evidence may come from another name (so the set grows while judged)."""
+        if self._evidenced is None:
+            facts = self.facts
+            self._evidenced = {name for name in facts.bindings if isinstance(facts.name_value(name), TensorInfo)}
+            pending = {name: bindings for name, bindings in facts.bindings.items() if name not in self._evidenced}
+            changed = True
+            while changed:
+                found = {name for name, bindings in pending.items() if any(map(self._could_bind_tensor, bindings))}
+                changed = bool(found)
+                self._evidenced |= found
+                pending = {name: bindings for name, bindings in pending.items() if name not in found}
+        return self._evidenced
+
+    @functools.cached_property
+    def own_nodes(self) -> list[tuple[ast.AST, tuple[ast.AST, ...]]]:
+        """Every node of the scope's own code, with the ``for``/``while`` loops of the scope
+        that hold it (their headers included; the innermost last), in no particular order.
+        Lambdas, comprehensions and class bodies count as the scope's own code, as they do
+        for the rules' frames; nested functions (their decorators and defaults too) do not."""
+        return [(node, loops) for node, loops, _ in self._walk]
+
+    @functools.cached_property
+    def branched(self) -> set[int]:
+        """id() of the scope's own nodes that an ``if`` statement holds (its test included)."""
+        return {id(node) for node, _, branched in self._walk if branched}
+
+    @functools.cached_property
+    def _walk(self) -> list[tuple[ast.AST, tuple[ast.AST, ...], bool]]:
+        nodes = []
+        stack: list[tuple[ast.AST, tuple[ast.AST, ...], bool]] = [(node, (), False) for node in self.facts.scope.body]
+        while stack:
+            node, loops, branched = stack.pop()
+            if isinstance(node, _FUNCTION_DEFS):
+                continue
+            nodes.append((node, loops, branched))
+            if isinstance(node, _LOOPS):
+                loops = (*loops, node)
+            branched = branched or isinstance(node, ast.If)
+            stack.extend((child, loops, branched) for child in ast.iter_child_nodes(node))
+        return nodes
 
     def _could_bind_tensor(self, binding) -> bool:
         source = binding.source
@@ -203,3 +277,365 @@ class FunctionFacts:
         if isinstance(node, ast.NamedExpr):
             return self.could_be_tensor(node.value)
         return False
+
+
+# -- gates on a rule's own shape --------------------------------------------------
+
+
+def _callee(call: ast.Call) -> str:
+    """``backward`` for ``loss.backward()``, ``criterion`` for ``criterion(...)``, else ""."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _dotted(node: ast.expr) -> str:
+    """``"self.model.weight"`` for a chain of plain names and attributes, else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    return ""
+
+
+def _container(target: ast.expr) -> ast.expr:
+    """What an item store writes into: ``history`` for ``history[i][k]``."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target
+
+
+def _method(node: ast.AST) -> tuple[ast.expr, str] | None:
+    """(receiver, method name) for ``receiver.method(...)``, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value, node.func.attr
+    return None
+
+
+def _argument_count(call: ast.Call) -> int:
+    return len(call.args) + len(call.keywords)
+
+
+def _appended(call: ast.Call) -> list[ast.expr]:
+    """What ``c.append(v)``, ``c.insert(i, v)``, ``c.extend([a, b])`` may put into ``c``
+    (every argument: the rules take the last one in source order)."""
+    method = _method(call)
+    if method is None or method[1] not in ACCUMULATING_METHODS:
+        return []
+    values = []
+    for value in (*call.args, *(keyword.value for keyword in call.keywords)):
+        value = _unstarred(value)
+        if method[1] == "extend" and isinstance(value, (ast.List, ast.Tuple)):
+            values += [_unstarred(element) for element in value.elts]
+        values.append(value)
+    return values
+
+
+class DetachedWriteGate(Gate):
+    """TCP004: an in-place write into ``E.detach()`` (or a basic-indexing view of it), or
+    into a name the scope binds to one, where ``E`` is not a fresh call's result."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        nodes = function.own_nodes
+        detached = {
+            target.id
+            for node, _ in nodes
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name) and self._detached_view(node.value, set())
+        }
+        return any(self._detached_view(written, detached) for node, _ in nodes for written in _written(node))
+
+    def _detached_view(self, node: ast.expr, names: set[str]) -> bool:
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        if isinstance(node, ast.Name):
+            return node.id in names
+        method = _method(node)
+        if method is None or method[1] != "detach" or _argument_count(node):
+            return False
+        receiver = method[0]
+        # A call's result that no one else holds (``model(x).detach()``) cannot be shared.
+        inner = _method(receiver)
+        return not isinstance(receiver, ast.Call) or (inner is not None and inner[1] in VIEW_METHODS | CONVERSION_METHODS)
+
+
+def _written(node: ast.AST) -> list[ast.expr]:
+    """What ``node`` writes into in place: ``x`` of ``x.add_(1)``, ``x[0] = v``, ``x[0] += v``."""
+    if isinstance(node, ast.Call):
+        method = _method(node)
+        return [method[0]] if method is not None and writes_in_place(method[1]) else []
+    if isinstance(node, ast.Assign):
+        return [target.value for target in node.targets if isinstance(target, ast.Subscript)]
+    if isinstance(node, ast.AugAssign):
+        target = node.target
+        return [target.value if isinstance(target, ast.Subscript) else target]
+    return []
+
+
+class SnapshotGate(Gate):
+    """TCP008: a ``state_dict()`` of live weights stored in a name, an attribute or a
+    container, with a way for it to go stale. An attribute: it is loaded back elsewhere in
+    the file, or stored in a loop or branch of a scope that trains (or a closure of it
+    does) or loads. A name: stored in a loop or branch, read, and the scope trains or
+    loads; otherwise the weights may move (training, an in-place write, ``+=``) and it
+    is read or loaded."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        holders = [
+            (holder, bool(loops) or id(node) in function.branched)
+            for node, loops in function.own_nodes
+            for holder in self._stores(node, function.imports)
+        ]
+        if not holders:
+            return False
+        restored = function.facts.summary.restored_attributes()
+        if any(kind == "attr" and key.rpartition(".")[2] in restored for (kind, key), _ in holders):
+            return True
+        nodes = function.own_nodes
+        calls = [node for node, _ in nodes if isinstance(node, ast.Call)]
+        loads = any(_callee(call) == "load_state_dict" for call in calls)
+        trains = any(  # a closure that trains makes its scope train
+            isinstance(node, ast.Call) and _method(node) is not None and _callee(node) in TRAINING_METHODS
+            for node in ast.walk(function.facts.scope)
+        )
+        moves = any(isinstance(node, ast.AugAssign) for node, _ in nodes) or any(
+            (method := _method(call)) is not None and writes_in_place(method[1]) for call in calls
+        )
+        reads = _read_names(nodes, calls)
+        for (kind, key), repeated in holders:
+            if repeated and (trains or loads) and (kind == "attr" or key in reads):
+                return True
+            if not repeated and kind == "name" and (trains or moves) and (key in reads or loads):
+                return True
+        return False
+
+    def _stores(self, node: ast.AST, imports: ImportTable) -> list[tuple[str, str]]:
+        """(kind, key) of each holder ``node`` stores a snapshot into."""
+        if isinstance(node, ast.Assign):
+            pairs = [pair for target in node.targets for pair in _paired(target, node.value)]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            pairs = list(_paired(node.target, node.value))
+        elif isinstance(node, ast.Call) and (method := _method(node)) is not None:
+            pairs = [(method[0], value) for value in _appended(node)]
+        else:
+            return []
+        stores = []
+        for target, value in pairs:
+            holder = _holder(target)
+            values = [v for v in value.values] if isinstance(value, ast.Dict) else []
+            if holder and any(self._snapshot(v, imports) for v in [value, *values]):
+                stores.append(holder)
+        return stores
+
+    @staticmethod
+    def _snapshot(node: ast.expr, imports: ImportTable) -> bool:
+        """Whether ``node`` may evaluate to a dict aliasing a live ``state_dict()``."""
+        if isinstance(node, ast.Call):
+            qualified = imports.qualify_expression(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
+            method = _method(node)
+            if qualified in DICT_COPIES and _argument_count(node) == 1:
+                node = node.keywords[0].value if node.keywords else _unstarred(node.args[0])
+            elif method is not None and method[1] == "copy" and not _argument_count(node):
+                node = method[0]
+        elif isinstance(node, ast.DictComp):
+            generator = node.generators[0]
+            method = _method(generator.iter)
+            if len(node.generators) != 1 or method is None or method[1] != "items":
+                return False
+            node = method[0]
+        method = _method(node)
+        return method is not None and method[1] == "state_dict" and holds_live_state(_dotted(method[0]))
+
+
+def _paired(target: ast.expr, value: ast.expr) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """(target, value) pairs of an assignment, ``a, b = x, y`` element by element."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts):
+                if not isinstance(t, ast.Starred) and not isinstance(v, ast.Starred):
+                    yield from _paired(t, v)
+        return
+    yield target, value
+
+
+def _holder(target: ast.expr) -> tuple[str, str] | None:
+    """Where a stored value lives on: ("name", "best") or ("attr", "self.best")."""
+    target = _container(target)
+    if isinstance(target, ast.Name):
+        return ("name", target.id)
+    dotted = _dotted(target)
+    return ("attr", dotted) if dotted else None
+
+
+def _read_names(nodes: list[tuple[ast.AST, bool]], calls: list[ast.Call]) -> set[str]:
+    """Names the rule may count as read: every name in the scope's code but the plain
+    targets of assignments and those handed straight to a save or dump (for LibCST,
+    loop targets, imports and the like are names read too)."""
+    skipped = {
+        id(value)
+        for call in calls
+        if any(word in _callee(call).lower() for word in SAVING)
+        for argument in (*call.args, *(keyword.value for keyword in call.keywords))
+        for value in (argument.values if isinstance(argument, ast.Dict) else [argument])
+    }
+    words: set[str] = set()
+    for node, _ in nodes:
+        if isinstance(node, ast.Assign):
+            pairs = [pair for target in node.targets for pair in _paired(target, node.value)]
+            skipped.update(id(target) for target, _ in pairs)
+            skipped.update(id(target) for target in node.targets)
+        elif isinstance(node, ast.AnnAssign):
+            skipped.add(id(node.target))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            words.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            words.update(node.names)
+        elif isinstance(node, (ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+            words.add(node.name or "")
+        elif isinstance(node, ast.MatchMapping):
+            words.add(node.rest or "")
+    return words | {node.id for node, _ in nodes if isinstance(node, ast.Name) and id(node) not in skipped}
+
+
+class AccumulationGate(Gate):
+    """TCP009: inside a loop, a value that may carry a graph is accumulated (``+=``,
+    ``t = t + v``, ``append``/``extend``/``insert``, an item store), and either a
+    ``backward`` in that loop is called on names it may be built from, or it may be a
+    loss and the loop runs over data."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        nodes = function.own_nodes
+        accumulations = [
+            (value, loops[-1], graph)
+            for node, loops in nodes
+            if loops
+            for value in _accumulated(node)
+            if (graph := self._graph(value, function.imports, 0)) is not None
+        ]
+        if not accumulations:
+            return False
+        calls = [(node, loops) for node, loops in nodes if isinstance(node, ast.Call)]
+        backward = [(_backpropagated(call), loops) for call, loops in calls if _callee(call) in BACKWARD_CALLEES]
+        feeds = _feeds(nodes)
+        for value, loop, (loss, named) in accumulations:
+            if named and any(loop in loops and keys & _built_from(value, feeds) for keys, loops in backward):
+                return True
+            if loss and isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_words(loop.iter) | _words(loop.target)):
+                if any(_loss_call(call) for call, _ in calls):
+                    return True
+        return False
+
+    def _graph(self, node: ast.expr, imports: ImportTable, depth: int) -> tuple[bool, bool] | None:
+        """What the rule's evidence for ``node`` may be: (a loss, built from names), or None
+        where the rule finds it evidently no graph (``.item()``, ``float(x)``, a constant)."""
+        if depth > 4:
+            return False, False
+        if isinstance(node, ast.Name):
+            return True, True  # what the name is bound to may be a loss
+        if isinstance(node, ast.Attribute):
+            return None if node.attr in DETACHING else (False, bool(_dotted(node)))
+        if isinstance(node, ast.Call):
+            if _loss_call(node):
+                return True, False
+            method = _method(node)
+            if (
+                (method[1] in DETACHING if method else isinstance(node.func, ast.Name) and node.func.id in PLAIN_BUILTINS)
+                or (imports.qualify_expression(node.func) or "").startswith(PLAIN_MODULES)
+            ):
+                return None
+            if method is not None and method[1] in GRAPH_PRESERVING:
+                return self._graph(method[0], imports, depth + 1)
+            return False, False  # an opaque call: no evidence either way
+        if isinstance(node, ast.BinOp):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.UnaryOp):
+            parts = [node.operand]
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            parts = [_unstarred(element) for element in node.elts]
+        elif isinstance(node, ast.Dict):
+            parts = [value for key, value in zip(node.keys, node.values) if key is not None]
+        else:
+            return None
+        graphs = [graph for part in parts if (graph := self._graph(part, imports, depth + 1)) is not None]
+        if not graphs:
+            return None
+        return any(loss for loss, _ in graphs), any(named for _, named in graphs)
+
+
+def _accumulated(node: ast.AST) -> list[ast.expr]:
+    """The values ``node`` accumulates into something that outlives the iteration."""
+    if isinstance(node, ast.AugAssign):
+        return [node.value] if isinstance(node.op, (ast.Add, ast.Sub)) else []
+    if isinstance(node, ast.Call):
+        return _appended(node)
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Subscript):
+            return [value]
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) and _same(value.left, target):
+            return [value.right]
+    return []
+
+
+def _same(load: ast.expr, store: ast.expr) -> bool:
+    """``total`` in ``total = total + v``: the same expression, read and written."""
+    return ast.unparse(load) == ast.unparse(store)
+
+
+def _backpropagated(call: ast.Call) -> set[str]:
+    """The names a ``backward`` call is made on: ``loss.backward()``, ``accelerator.backward(loss)``."""
+    method = _method(call)
+    parts = [*call.args, *(keyword.value for keyword in call.keywords)]
+    if method is not None and method[1] == "backward":
+        parts.append(method[0])
+    return {name for part in parts for name in _dotted_names(part)}
+
+
+def _feeds(nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> dict[str, list[ast.expr]]:
+    """What the scope binds each plain name to (``x = v``, ``x: T = v``, ``(x := v)``)."""
+    feeds: dict[str, list[ast.expr]] = {}
+    for node, _ in nodes:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                feeds.setdefault(target.id, []).append(node.value)
+    return feeds
+
+
+def _built_from(value: ast.expr, feeds: dict[str, list[ast.expr]]) -> set[str]:
+    """Every dotted name in ``value`` and, through the scope's bindings, in what its names
+    were bound to (a superset of the names the rule follows)."""
+    names: set[str] = set()
+    pending = [value]
+    while pending:
+        for name in _dotted_names(pending.pop()):
+            if name not in names:
+                names.add(name)
+                pending += feeds.get(name, [])
+    return names
+
+
+def _dotted_names(node: ast.expr) -> set[str]:
+    return {dotted for part in ast.walk(node) if (dotted := _dotted(part))}
+
+
+def _loss_call(call: ast.Call) -> bool:
+    constructor = _callee(call.func) if isinstance(call.func, ast.Call) else ""
+    return is_loss_call(_callee(call), _argument_count(call), constructor)
+
+
+def _words(node: ast.expr) -> set[str]:
+    """Every name and attribute name in ``node`` (a superset of its dotted names' parts)."""
+    return {
+        part.id if isinstance(part, ast.Name) else part.attr
+        for part in ast.walk(node)
+        if isinstance(part, (ast.Name, ast.Attribute))
+    }

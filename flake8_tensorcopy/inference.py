@@ -36,7 +36,6 @@ from .analysis.vocabulary import (  # noqa: F401 (CONVERSION_METHODS, VIEW_METHO
     VIEW_METHODS,
     CallShape,
     TensorInfo,
-    is_inplace_method,
     tensor_method_info,
     torch_function_info,
 )
@@ -457,14 +456,6 @@ def _annotation_expr_info(node: cst.BaseExpression, imports: ImportTable) -> Ten
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-# In-place methods that write no tensor data.
-_NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
-
-
-def writes_in_place(method: str) -> bool:
-    return is_inplace_method(method) and method not in _NON_WRITING_INPLACE
 
 
 def subscript_indices(node: cst.Subscript) -> list[cst.BaseExpression | None]:

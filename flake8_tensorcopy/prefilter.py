@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .analysis.summary import ModuleSummary
-from .gates import ArgumentGate, FunctionFacts
+from .gates import FunctionFacts, Gate
 from .imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .limits import statements_of, unparsable_reason
 
@@ -55,7 +55,7 @@ class TriggerSpec:
     triggers: tuple[str, ...]
     trigger_imports: frozenset[str] = frozenset()
     enabled_by_default: bool = True
-    gate: ArgumentGate | None = None  # checked on a function the triggers picked
+    gate: Gate | None = None  # checked on a function the triggers picked
 
     def patterns(self, imports: ImportTable) -> list[re.Pattern[str]]:
         """The compiled triggers; local aliases of ``trigger_imports`` join the first."""
@@ -295,7 +295,7 @@ def _identifier_at(text: str, offset: int) -> str:
     return text[start:end]
 
 
-def _admits(gate: ArgumentGate, cache: dict[int, FunctionFacts], scope: ast.AST, summary: ModuleSummary) -> bool:
+def _admits(gate: Gate, cache: dict[int, FunctionFacts], scope: ast.AST, summary: ModuleSummary) -> bool:
     """The gate's verdict on ``scope``; ``cache`` keeps each scope's facts for every gate."""
     try:
         facts = cache.get(id(scope))

@@ -9,7 +9,7 @@ from typing import ClassVar
 import libcst as cst
 
 from .analysis.summary import ModuleSummary
-from .gates import ArgumentGate  # noqa: F401 (re-exported for rules)
+from .gates import ArgumentGate, Gate  # noqa: F401 (ArgumentGate: re-exported for rules)
 from .inference import Inference
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
 
@@ -152,7 +152,7 @@ class Rule(cst.BatchableCSTVisitor):
     # Names whose import aliases also trigger the rule (``from copy import deepcopy as dc``).
     trigger_imports: ClassVar[frozenset[str]] = frozenset()
     # A necessary condition checked on flake8's ast for each function the triggers pick.
-    gate: ClassVar[ArgumentGate | None] = None
+    gate: ClassVar[Gate | None] = None
     enabled_by_default: ClassVar[bool] = True
     flagged: ClassVar[Sequence[Example]] = ()
     clean: ClassVar[Sequence[str]] = ()

@@ -1,6 +1,9 @@
-"""The argument gates lose no finding: every way the inference can know a tensor, crossed
+"""The gates lose no finding, and do refuse the functions they exist to refuse.
+
+The argument gates (TCP003, TCP005): every way the inference can know a tensor, crossed
 with every gated callee and argument shape, gives the same findings with and without
-the shortcuts, and the gates do refuse the functions they exist to refuse.
+the shortcuts. The shape gates (TCP004, TCP008, TCP009): every rule's own examples and
+a table of near misses per gate, each both ways.
 
 Per binding, one module holds a function for each call and argument shape (one call
 each, so that every gate decision is tested on its own); the bindings also run at
@@ -13,8 +16,9 @@ import itertools
 import pytest
 
 from flake8_tensorcopy import prefilter
-from flake8_tensorcopy.engine import AnalysisError, lint_source
 from flake8_tensorcopy.analysis.summary import ModuleSummary
+from flake8_tensorcopy.engine import AnalysisError, lint_source
+from flake8_tensorcopy.gates import AccumulationGate, ArgumentGate, DetachedWriteGate, SnapshotGate
 from flake8_tensorcopy.rules import ALL_RULES
 
 HEADER = (
@@ -97,11 +101,17 @@ def module_source(before: list[str], call: str) -> str:
     return HEADER + "\n".join([*before, f"{indent}result = {call}"]) + "\n"
 
 
-GATED = [rule for rule in ALL_RULES if rule.gate is not None]
+GATED = [rule for rule in ALL_RULES if isinstance(rule.gate, ArgumentGate)]
 
 
 def test_gates_are_declared():
-    assert {rule.code for rule in GATED} == {"TCP003", "TCP005"}
+    assert {rule.code: type(rule.gate) for rule in ALL_RULES if rule.gate is not None} == {
+        "TCP003": ArgumentGate,
+        "TCP004": DetachedWriteGate,
+        "TCP005": ArgumentGate,
+        "TCP008": SnapshotGate,
+        "TCP009": AccumulationGate,
+    }
 
 
 def _binding_id(binding) -> str:
@@ -227,3 +237,95 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     # conf is a tensor; box is no longer the tensor bound before the loop (a list whose
     # bindings disagree: not known).
     assert [(f.line, f.col, "stack" in f.message) for f in whole] == [(6, 27, False)]
+
+
+# -- the shape gates ---------------------------------------------------------------
+SHAPE_GATED = {rule.code: rule for rule in ALL_RULES if rule.gate is not None and not isinstance(rule.gate, ArgumentGate)}
+
+
+def _rule_examples():
+    for rule in SHAPE_GATED.values():
+        for number, example in enumerate(rule.flagged):
+            yield pytest.param(rule, example.code, id=f"{rule.code}-flagged-{number}")
+        for number, code in enumerate(rule.clean):
+            yield pytest.param(rule, code, id=f"{rule.code}-clean-{number}")
+
+
+@pytest.mark.parametrize("rule, source", _rule_examples())
+def test_shape_gates_lose_no_finding_on_the_rules_examples(rule, source):
+    # Also as a method and at module level: the gates judge those scopes too.
+    method = "class Trainer:\n" + "".join(f"    {line}\n" if line else "\n" for line in source.splitlines())
+    for variant in (source, method):
+        assert lint_source(variant, rules=[rule]) == lint_source(variant, rules=[rule], shortcuts=False)
+
+
+# (rule, source, what happens to the function ``f``): "flagged", "parsed" (admitted by
+# the gate, not flagged) or "refused" (the gate keeps LibCST away).
+NEAR_MISSES = [
+    # TCP004: a write into a detached tensor that others hold, or into a copy or a fresh result.
+    ("TCP004", "def f(x):\n    y = x.detach()\n    y.add_(1)\n", "flagged"),
+    ("TCP004", "def f(x):\n    y: object = x.detach()[0]\n    y += 1\n", "flagged"),
+    ("TCP004", "def f(x):\n    if (y := x.detach()) is not None:\n        y[0] = 1\n", "flagged"),
+    ("TCP004", "def f(x):\n    x.float().detach().zero_()\n", "flagged"),
+    ("TCP004", "def f(x):\n    y = x.detach().clone()\n    y.add_(1)\n", "refused"),
+    ("TCP004", "def f(x):\n    y = x.detach()\n    y.requires_grad_()\n", "refused"),
+    ("TCP004", "def f(model, x):\n    y = model(x).detach()\n    y.add_(1)\n", "refused"),
+    ("TCP004", "def f(x):\n    y = x.detach()\n    def g(y):\n        y.add_(1)\n", "refused"),
+    ("TCP004", "import torch\ndef f():\n    y = torch.zeros(2).detach()\n    y.add_(1)\n", "refused"),
+    ("TCP004", "def f(x):\n    y = x.detach()\n    z = y + 1\n    z.add_(1)\n", "refused"),
+    # TCP008: a snapshot that can go stale, or one used at once.
+    ("TCP008", "def f(model, opt, data):\n    best = model.state_dict()\n    for x in data:\n"
+     "        model(x).sum().backward()\n        opt.step()\n    model.load_state_dict(best)\n", "flagged"),
+    ("TCP008", "def f(model, opt, data, log):\n    for x in data:\n        opt.step()\n"
+     "        current = dict(model.state_dict())\n        log(current)\n", "parsed"),
+    ("TCP008", "def f(model, opt, data, acc):\n    for x in data:\n        opt.step()\n        if acc(x) > 1:\n"
+     "            best = dict(model.state_dict())\n    return best\n", "flagged"),
+    ("TCP008", "def f(self, model, data):\n    for x in data:\n        self.best = {k: v for k, v in "
+     "model.state_dict().items()}\n        model.fit(x)\n        self.opt.step()\n", "flagged"),
+    ("TCP008", "def f(model, path):\n    sd = model.state_dict()\n    torch.save(sd, path)\n", "refused"),
+    ("TCP008", "def f(model, other):\n    sd = model.state_dict()\n    sd.update(other)\n"
+     "    model.load_state_dict(sd)\n", "refused"),
+    ("TCP008", "def f(model, sched, opt):\n    for _ in range(3):\n        s = sched.state_dict()\n"
+     "        opt.step()\n        print(s)\n", "refused"),
+    ("TCP008", "def f(model, w):\n    old = model.state_dict()\n    model.seen = 0\n    w.add_(1)\n    return old\n",
+     "parsed"),
+    ("TCP008", "def f(model, w):\n    old = model.state_dict()\n    model.seen = 0\n    w.data.add_(1)\n    return old\n",
+     "flagged"),
+    ("TCP008", "class A:\n    def keep(self, model):\n        self.best = model.state_dict()\n"
+     "    def back(self, model):\n        model.load_state_dict(self.best)\n"
+     "def f(self, model):\n    self.best = model.state_dict()\n", "flagged"),
+    ("TCP008", "def f(model, data):\n    for x in data:\n        ema = model.state_dict()\n"
+     "        def closure():\n            model(x).sum().backward()\n        print(ema)\n", "parsed"),
+    # TCP009: an accumulated graph, or numbers, or a loss built from terms.
+    ("TCP009", "def f(model, opt, data, criterion):\n    total = 0\n    for x, y in data:\n"
+     "        loss = criterion(model(x), y)\n        loss.backward()\n        total += loss\n", "flagged"),
+    ("TCP009", "def f(model, data, loss_fn):\n    losses = []\n    for x, y in data:\n"
+     "        losses.insert(0, loss_fn(model(x), y).mean())\n", "flagged"),
+    ("TCP009", "def f(model, opt, data):\n    history = {}\n    for i, (x, y) in enumerate(data):\n"
+     "        out = model(x)\n        l = out.sum()\n        l.backward()\n        history[i] = l\n", "flagged"),
+    ("TCP009", "def f(model, opt, data, criterion):\n    total = 0\n    for x, y in data:\n"
+     "        loss = criterion(model(x), y)\n        loss.backward()\n        total += loss.item()\n", "refused"),
+    ("TCP009", "def f(model, data, criterion):\n    total = 0\n    for x, y in data:\n"
+     "        out = model(x)\n        out.sum().backward()\n        total += float(criterion(out, y))\n", "refused"),
+    ("TCP009", "def f(model, data):\n    correct = 0\n    for x, y in data:\n        out = model(x)\n"
+     "        out.sum().backward()\n        correct += (out.argmax(1) == y).sum()\n", "refused"),
+    ("TCP009", "def f(outputs, targets, criterion):\n    total = 0\n    for o, t in zip(outputs, targets):\n"
+     "        total = total + criterion(o, t)\n    return total\n", "refused"),
+    ("TCP009", "def f(model, xs, criterion):\n    total = 0\n    for x in xs:\n"
+     "        total += criterion(model(x), x)\n    total.backward()\n", "refused"),
+    ("TCP009", "def f(model, opt, data, criterion):\n    for x, y in data:\n"
+     "        loss = criterion(model(x), y)\n        loss.backward()\n        model.n += len(x)\n", "refused"),
+]
+
+
+@pytest.mark.parametrize("code, source, expected", NEAR_MISSES)
+def test_shape_gates_refuse_only_what_cannot_be_flagged(code, source, expected):
+    rule = SHAPE_GATED[code]
+    whole = lint_source(source, rules=[rule], shortcuts=False)
+    assert lint_source(source, rules=[rule]) == whole
+    tree = ast.parse(source)
+    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "f")
+    plan = prefilter.plan(source, [rule.trigger_spec()], ModuleSummary.of(tree, source))
+    parsed = any(start <= function.lineno <= end for start, end in plan.spans)
+    flagged = any(function.lineno <= f.line <= function.end_lineno for f in whole)
+    assert {"flagged": (True, True), "parsed": (True, False), "refused": (False, False)}[expected] == (parsed, flagged)

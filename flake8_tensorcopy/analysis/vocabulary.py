@@ -108,6 +108,67 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
+# In-place methods that change metadata or autograd state, not the values.
+_NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
+
+
+def writes_in_place(method: str) -> bool:
+    return is_inplace_method(method) and method not in _NON_WRITING_INPLACE
+
+
+# -- losses and graphs (TCP009 and its gate) ---------------------------------------
+# Callees whose result is a loss, judged by the name they are called by.
+LOSS_NAMES = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "lossfn"})
+FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"})
+BACKWARD_CALLEES = frozenset({"backward", "manual_backward"})
+# Methods that end the graph, and methods whose result stays in it.
+DETACHING = frozenset({"item", "detach", "tolist", "numpy", "data"})
+GRAPH_PRESERVING = frozenset(
+    """
+    mean sum cpu cuda to float double half view reshape squeeze unsqueeze clone mul add div sub
+    pow abs sqrt exp log neg contiguous flatten expand sigmoid
+    """.split()
+)
+ACCUMULATING_METHODS = frozenset({"append", "extend", "insert"})
+PLAIN_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "abs"})
+# Functions of these modules return plain numbers or arrays, never a tensor with a graph.
+PLAIN_MODULES = ("numpy.", "math.", "statistics.")
+DATA_HINTS = ("loader", "batch", "data", "iterator")
+
+
+def is_loss_call(callee: str, arguments: int, constructor: str) -> bool:
+    """``criterion(out, y)``: a loss of predictions and targets, judged by the ``callee``'s
+    name and the number of ``arguments``; ``constructor`` names the call that made the
+    callee (``MSELoss`` of ``nn.MSELoss()(a, b)``), else "". One argument or none is more
+    often a constructor or a getter: ``loss_fn(model)``, ``self._get_aux_loss()``."""
+    if arguments < 2:
+        return False
+    if callee in LOSS_NAMES or callee in FUNCTIONAL_LOSSES or callee.endswith(("_loss", "_criterion")):
+        return True
+    return constructor.endswith("Loss")
+
+
+def over_data(words: set[str]) -> bool:
+    """Whether the names of a loop's header say it runs over batches of data."""
+    return any(hint in part for word in words for part in word.lower().split(".") for hint in DATA_HINTS)
+
+
+# -- state_dict snapshots (TCP008 and its gate) -------------------------------------
+# Receivers whose state_dict() holds plain values, not tensors that alias live state:
+# schedulers, grad scalers, data loaders (``prepared_dl``), samplers, datasets, iterators.
+_PLAIN_STATE_HINTS = ("sched", "scaler", "loader", "sampler", "lr_", "dataset", "iterator")
+DICT_COPIES = frozenset({"dict", "OrderedDict", "collections.OrderedDict", "copy.copy"})
+TRAINING_METHODS = frozenset({"backward", "step"})
+SAVING = ("save", "dump")
+
+
+def holds_live_state(receiver: str) -> bool:
+    """Whether ``receiver.state_dict()`` (``receiver`` dotted, "" when not a plain name)
+    may alias live tensors."""
+    receiver = receiver.lower()
+    return not any(hint in receiver for hint in _PLAIN_STATE_HINTS) and not receiver.endswith("dl")
+
+
 class CallShape:
     """What :func:`torch_function_info` asks of a call's arguments; the ``ast`` and the
     LibCST side each answer it for their own nodes."""

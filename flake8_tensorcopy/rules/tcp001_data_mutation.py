@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..gates import PARAMETER_ATTRIBUTES
-from ..inference import first_argument, keyword_argument, method_call, subscript_indices, writes_in_place
+from ..analysis.vocabulary import writes_in_place
+from ..inference import first_argument, keyword_argument, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``

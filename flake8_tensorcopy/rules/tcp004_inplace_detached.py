@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..inference import CONVERSION_METHODS, VIEW_METHODS, is_advanced_index, method_call, writes_in_place
+from ..analysis.vocabulary import writes_in_place
+from ..gates import DetachedWriteGate
+from ..inference import CONVERSION_METHODS, VIEW_METHODS, is_advanced_index, method_call
 from ..rule import INPLACE_SIGNATURE, WS, Example, Rule, RuleDocs, word
 
 
@@ -16,6 +18,7 @@ class InplaceDetached(Rule):
         "use .detach().clone() for a copy, or `with torch.no_grad():` to change the original"
     )
     triggers = (rf"{word('detach')}{WS}\({WS}\)", INPLACE_SIGNATURE)
+    gate = DetachedWriteGate()
     docs = RuleDocs(
         what="Flags in-place writes (trailing-underscore methods, item assignment, augmented "
         "assignment) to `E.detach()`, directly or through a name bound to it (or to a basic-indexing "

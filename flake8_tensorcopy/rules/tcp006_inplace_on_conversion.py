@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.vocabulary import writes_in_place
 from ..inference import (
     CONVERSION_METHODS,
     VIEW_METHODS,
@@ -11,7 +12,6 @@ from ..inference import (
     is_advanced_index,
     is_copying_conversion,
     method_call,
-    writes_in_place,
 )
 from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..inference import first_argument, is_advanced_index, keyword_argument, method_call, writes_in_place
+from ..analysis.vocabulary import writes_in_place
+from ..inference import first_argument, is_advanced_index, keyword_argument, method_call
 from ..rule import WS, Example, Fix, Rule, RuleDocs
 
 # In-place methods whose effect item assignment states exactly: ``x[i].zero_()`` is

@@ -6,16 +6,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..inference import callee_name, container_of, dotted_name, first_argument, method_call, writes_in_place
+from ..analysis.vocabulary import DICT_COPIES, SAVING, TRAINING_METHODS, holds_live_state, writes_in_place
+from ..gates import SnapshotGate
+from ..inference import callee_name, container_of, dotted_name, first_argument, method_call
 from ..rule import WS, Example, Fix, Rule, RuleDocs, module_reference
 
-# Receivers whose state_dict() holds plain values, not tensors that alias live state:
-# schedulers, grad scalers, data loaders (``prepared_dl``), samplers, datasets, iterators.
-_PLAIN_STATE_HINTS = ("sched", "scaler", "loader", "sampler", "lr_", "dataset", "iterator")
-_PLAIN_STATE_SUFFIXES = ("dl",)
-_DICT_COPIES = frozenset({"dict", "OrderedDict", "collections.OrderedDict", "copy.copy"})
-_TRAINING_METHODS = frozenset({"backward", "step"})
-_SAVING = ("save", "dump")
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _METRIC_FLAGS = ("best", "improv")
 
@@ -56,6 +51,7 @@ class StateDictSnapshot(Rule):
         rf"\.{WS}state_dict{WS}\(",
         rf"\.{WS}(?:backward|step){WS}\(|load_state_dict|\.{WS}\w+{WS}(?:,[^=\n]*)?=(?!=)",
     )
+    gate = SnapshotGate()
     docs = RuleDocs(
         what="Flags a `.state_dict()` result (also through `dict(...)`, `OrderedDict(...)`, "
         "`.copy()`, `copy.copy(...)`, a dict literal, or `{k: v ...}`/`{k: v.detach() ...}`) that is "
@@ -244,7 +240,7 @@ class StateDictSnapshot(Rule):
         frame = self.frames[-1]
         called = method_call(node)
         name = callee_name(node)
-        if called and name in _TRAINING_METHODS:
+        if called and name in TRAINING_METHODS:
             frame.training = True
             frame.moved.append(self._tick())
         elif called and writes_in_place(name) and self._holds_weights(called[0]):
@@ -254,7 +250,7 @@ class StateDictSnapshot(Rule):
             key = dotted_name(argument) if argument is not None else None
             if key:
                 frame.loaded.append((key, self._tick()))
-        elif any(word in name.lower() for word in _SAVING):
+        elif any(word in name.lower() for word in SAVING):
             for arg in node.args:  # torch.save(sd, f) serialises: not a read for later
                 values = arg.value.elements if isinstance(arg.value, cst.Dict) else [arg]
                 for value in values:
@@ -328,7 +324,7 @@ class StateDictSnapshot(Rule):
                 inner.func.value if isinstance(inner.func, cst.Name) else None
             )
             called = method_call(inner)
-            if qualified in _DICT_COPIES and len(inner.args) == 1:
+            if qualified in DICT_COPIES and len(inner.args) == 1:
                 inner = inner.args[0].value
             elif called and called[1] == "copy" and not inner.args:
                 inner = called[0]
@@ -339,10 +335,7 @@ class StateDictSnapshot(Rule):
         called = method_call(inner)
         if called is None or called[1] != "state_dict":
             return None
-        receiver = (dotted_name(called[0]) or "").lower()
-        if any(hint in receiver for hint in _PLAIN_STATE_HINTS) or receiver.endswith(_PLAIN_STATE_SUFFIXES):
-            return None
-        return node
+        return node if holds_live_state(dotted_name(called[0]) or "") else None
 
     # -- judgement at the end of the function ---------------------------------------
     def _judge(self, frame: _Frame) -> None:

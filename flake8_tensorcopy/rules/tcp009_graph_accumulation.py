@@ -6,29 +6,20 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..analysis.vocabulary import (
+    ACCUMULATING_METHODS,
+    BACKWARD_CALLEES,
+    DETACHING,
+    GRAPH_PRESERVING,
+    PLAIN_BUILTINS,
+    PLAIN_MODULES,
+    is_loss_call,
+    over_data,
+)
+from ..gates import AccumulationGate
 from ..inference import bound_names, callee_name, container_of, dotted_name, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 from ..scopes import is_no_grad
-
-# Callees whose result is a loss, judged by the name they are called by.
-_LOSS_NAMES = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "lossfn"})
-_FUNCTIONAL_LOSSES = frozenset(
-    {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
-)
-# Methods that end the graph, and methods whose result stays in it.
-_DETACHING = frozenset({"item", "detach", "tolist", "numpy", "data"})
-_GRAPH_PRESERVING = frozenset(
-    """
-    mean sum cpu cuda to float double half view reshape squeeze unsqueeze clone mul add div sub
-    pow abs sqrt exp log neg contiguous flatten expand sigmoid
-    """.split()
-)
-_ACCUMULATING_METHODS = frozenset({"append", "extend", "insert"})
-_PLAIN_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "abs"})
-# Functions of these modules return plain numbers or arrays, never a tensor with a graph.
-_PLAIN_MODULES = ("numpy.", "math.", "statistics.")
-_DATA_HINTS = ("loader", "batch", "data", "iterator")
-
 
 @dataclass
 class _Candidate:
@@ -70,6 +61,7 @@ class GraphAccumulation(Rule):
         rf"|(?<![\w.])([A-Za-z_][\w.]*)[ \t]*=(?!=)(?:[\s\\(]++|\#[^\n]*+)*+\1(?:[\s\\)]++|\#[^\n]*+)*+[-+]",
         rf"(?:{word('for')}|{word('while')})\b",
     )
+    gate = AccumulationGate()
     docs = RuleDocs(
         what="Flags accumulating, inside a loop, a value that is evidently part of an autograd "
         "graph into something that outlives the iteration: `total += v`, `total = total + v`, "
@@ -187,12 +179,12 @@ class GraphAccumulation(Rule):
         callee = callee_name(node)
         # loss.backward(), accelerator.backward(loss), self.manual_backward(loss),
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
-        if callee in ("backward", "manual_backward"):
+        if callee in BACKWARD_CALLEES:
             keys = set(_names_in(called[0])) if called and callee == "backward" else set()
             for arg in node.args:
                 keys.update(_names_in(arg.value))
             self.frames[-1].backward.append((frozenset(keys), tuple(id(l) for l in self._loops())))
-        elif called and callee in _ACCUMULATING_METHODS and node.args:
+        elif called and callee in ACCUMULATING_METHODS and node.args:
             holder = dotted_name(container_of(called[0]))
             value = node.args[-1].value
             values = [e.value for e in value.elements] if callee == "extend" and isinstance(value, (cst.List, cst.Tuple)) else [value]
@@ -274,19 +266,19 @@ class GraphAccumulation(Rule):
                 return inner[0], inner[1] | {node.value}
             return False, frozenset({node.value})
         if isinstance(node, cst.Attribute):
-            if node.attr.value in _DETACHING:
+            if node.attr.value in DETACHING:
                 return None
             dotted = dotted_name(node)
             return False, frozenset({dotted} if dotted else ())
         if isinstance(node, cst.Call):
             if _is_loss_call(node):
                 return True, frozenset()
-            if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(_PLAIN_MODULES):
+            if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(PLAIN_MODULES):
                 return None
             called = method_call(node)
-            if called is not None and called[1] in _GRAPH_PRESERVING:
+            if called is not None and called[1] in GRAPH_PRESERVING:
                 return self._evidence(called[0], depth + 1)
-            if isinstance(node.func, cst.Name) and node.func.value in _PLAIN_BUILTINS:
+            if isinstance(node.func, cst.Name) and node.func.value in PLAIN_BUILTINS:
                 return None
             return False, frozenset()  # an opaque call: no evidence either way
         if isinstance(node, cst.BinaryOperation):
@@ -364,10 +356,7 @@ def _fix(value: cst.BaseExpression) -> Fix | None:
 
 def _over_data(loop: cst.CSTNode) -> bool:
     """``for x, y in val_loader``, ``for batch in tqdm(data)``: a loop over batches of data."""
-    if not isinstance(loop, cst.For):
-        return False
-    words = {part for name in _names_in(loop.iter) | set(bound_names(loop.target)) for part in name.lower().split(".")}
-    return any(hint in word for word in words for hint in _DATA_HINTS)
+    return isinstance(loop, cst.For) and over_data(_names_in(loop.iter) | set(bound_names(loop.target)))
 
 
 def _detaches(value: cst.BaseExpression) -> bool:
@@ -377,23 +366,14 @@ def _detaches(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Call):
         called = method_call(value)
         if called is not None:
-            return called[1] in _DETACHING
-        return isinstance(value.func, cst.Name) and value.func.value in _PLAIN_BUILTINS
+            return called[1] in DETACHING
+        return isinstance(value.func, cst.Name) and value.func.value in PLAIN_BUILTINS
     return False
 
 
 def _is_loss_call(call: cst.Call) -> bool:
-    """``criterion(out, y)``: a loss of predictions and targets (one argument or none is more
-    often a constructor or a getter: ``loss_fn(model)``, ``self._get_aux_loss()``)."""
-    if len(call.args) < 2:
-        return False
-    name = callee_name(call)
-    if name in _LOSS_NAMES or name in _FUNCTIONAL_LOSSES:
-        return True
-    if name.endswith("_loss") or name.endswith("_criterion"):
-        return True
-    # nn.MSELoss()(a, b)
-    return isinstance(call.func, cst.Call) and callee_name(call.func).endswith("Loss")
+    constructor = callee_name(call.func) if isinstance(call.func, cst.Call) else ""
+    return is_loss_call(callee_name(call), len(call.args), constructor)
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
