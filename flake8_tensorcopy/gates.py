@@ -29,7 +29,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .analysis.summary import Holds, ScopeFacts, Unpacked
+from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked
 from .analysis.vocabulary import (
     ACCUMULATING_METHODS,
     BACKWARD_CALLEES,
@@ -54,8 +54,6 @@ from .analysis.vocabulary import (
 )
 from .imports import ImportTable
 
-_FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 # Every torch function the inference knows returns a tensor is qualified under this.
 _TORCH = "torch."
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
@@ -146,18 +144,28 @@ def _unstarred(node: ast.expr) -> ast.expr:
 
 
 class FunctionFacts:
-    """What the gates need to know about one scope, read off the summary's walk of it.
+    """What the gates need to know about one scope (a function, or the module's tree for
+    its code outside functions).
 
-    ``facts`` is the summary's :class:`ScopeFacts` of a function, or of the module for
-    its code outside functions. Nested functions are left out: the inference judges
-    their code in their own scope, and the prefilter gates them on their own.
+    ``facts``, the summary's :class:`ScopeFacts`, is walked only for the argument gates;
+    the shape gates read the scope's own nodes. Nested functions are left out: the
+    inference judges their code in their own scope, and the prefilter gates them on
+    their own.
     """
 
-    def __init__(self, facts: ScopeFacts) -> None:
-        self.facts = facts
-        self.imports = facts.imports
-        self.calls = facts.calls
+    def __init__(self, summary: ModuleSummary, scope: ast.AST) -> None:
+        self.summary = summary
+        self.scope = scope
+        self.imports = summary.imports
         self._evidenced: set[str] | None = None
+
+    @functools.cached_property
+    def facts(self) -> ScopeFacts:
+        return self.summary.facts(self.scope)
+
+    @property
+    def calls(self) -> list[ast.Call]:
+        return self.facts.calls
 
     @property
     def evidenced(self) -> set[str]:
@@ -192,16 +200,24 @@ class FunctionFacts:
     @functools.cached_property
     def _walk(self) -> list[tuple[ast.AST, tuple[ast.AST, ...], bool]]:
         nodes = []
-        stack: list[tuple[ast.AST, tuple[ast.AST, ...], bool]] = [(node, (), False) for node in self.facts.scope.body]
+        stack: list[tuple[ast.AST, tuple[ast.AST, ...], bool]] = [(node, (), False) for node in self.scope.body]
         while stack:
             node, loops, branched = stack.pop()
-            if isinstance(node, _FUNCTION_DEFS):
+            kind = type(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 continue
             nodes.append((node, loops, branched))
-            if isinstance(node, _LOOPS):
+            if kind is ast.Name or kind is ast.Constant:
+                continue  # leaves (but for their context, which no gate reads)
+            if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 loops = (*loops, node)
-            branched = branched or isinstance(node, ast.If)
-            stack.extend((child, loops, branched) for child in ast.iter_child_nodes(node))
+            branched = branched or kind is ast.If
+            for field in node._fields:
+                child = getattr(node, field, None)
+                if isinstance(child, list):  # may hold None (``{**d}``) or names (``global a``)
+                    stack.extend((item, loops, branched) for item in child if isinstance(item, ast.AST))
+                elif isinstance(child, ast.AST) and not isinstance(child, ast.expr_context):
+                    stack.append((child, loops, branched))
         return nodes
 
     def _could_bind_tensor(self, binding) -> bool:
@@ -391,7 +407,7 @@ class SnapshotGate(Gate):
         ]
         if not holders:
             return False
-        restored = function.facts.summary.restored_attributes()
+        restored = function.summary.restored_attributes()
         if any(kind == "attr" and key.rpartition(".")[2] in restored for (kind, key), _ in holders):
             return True
         nodes = function.own_nodes
@@ -399,7 +415,7 @@ class SnapshotGate(Gate):
         loads = any(_callee(call) == "load_state_dict" for call in calls)
         trains = any(  # a closure that trains makes its scope train
             isinstance(node, ast.Call) and _method(node) is not None and _callee(node) in TRAINING_METHODS
-            for node in ast.walk(function.facts.scope)
+            for node in ast.walk(function.scope)
         )
         moves = any(isinstance(node, ast.AugAssign) for node, _ in nodes) or any(
             (method := _method(call)) is not None and writes_in_place(method[1]) for call in calls

@@ -300,7 +300,7 @@ def _admits(gate: Gate, cache: dict[int, FunctionFacts], scope: ast.AST, summary
     try:
         facts = cache.get(id(scope))
         if facts is None:
-            facts = cache[id(scope)] = FunctionFacts(summary.facts(scope))
+            facts = cache[id(scope)] = FunctionFacts(summary, scope)
         return gate.admits(facts)
     except RecursionError:  # an expression too deep to judge: the parse's limits will say so
         return True
