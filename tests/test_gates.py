@@ -243,15 +243,15 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
 SHAPE_GATED = {rule.code: rule for rule in ALL_RULES if rule.gate is not None and not isinstance(rule.gate, ArgumentGate)}
 
 
-def _rule_examples():
-    for rule in SHAPE_GATED.values():
-        for number, example in enumerate(rule.flagged):
-            yield pytest.param(rule, example.code, id=f"{rule.code}-flagged-{number}")
-        for number, code in enumerate(rule.clean):
-            yield pytest.param(rule, code, id=f"{rule.code}-clean-{number}")
+RULE_EXAMPLES = [
+    pytest.param(rule, code, id=f"{rule.code}-{kind}-{number}")
+    for rule in SHAPE_GATED.values()
+    for kind, codes in (("flagged", [example.code for example in rule.flagged]), ("clean", rule.clean))
+    for number, code in enumerate(codes)
+]
 
 
-@pytest.mark.parametrize("rule, source", _rule_examples())
+@pytest.mark.parametrize("rule, source", RULE_EXAMPLES)
 def test_shape_gates_lose_no_finding_on_the_rules_examples(rule, source):
     # Also as a method and at module level: the gates judge those scopes too.
     method = "class Trainer:\n" + "".join(f"    {line}\n" if line else "\n" for line in source.splitlines())
