@@ -1,11 +1,19 @@
-"""Locate the benchmark corpus and pick deterministic subsets of it."""
+"""Locate the benchmark corpora, build the application-code one, and pick
+deterministic subsets of them."""
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +22,11 @@ FLAKE8_DEFAULT_EXCLUDE = (
     ".svn", "CVS", ".bzr", ".hg", ".git", "__pycache__", ".tox", ".nox",
     ".eggs", "*.egg",
 )
+# The torch corpus: the harder part of torch for the plugin, the one that
+# issue 3's performance report measured.
+TORCH_SUBPACKAGES = ("nn", "optim", "autograd", "utils/data")
+ACCURACY_CORPUS = Path(__file__).resolve().parent / "accuracy" / "corpus.py"
+ACCURACY_REPOS = ACCURACY_CORPUS.with_name("repos.csv")
 
 
 @dataclass(frozen=True)
@@ -22,38 +35,106 @@ class Corpus:
     label: str
     all_files: tuple[Path, ...]
     files: tuple[Path, ...]
+    # The directories under root that the corpus covers; () is all of root.
+    subdirs: tuple[str, ...] = ()
 
     @property
     def is_whole_tree(self) -> bool:
         return len(self.files) == len(self.all_files)
 
     def flake8_targets(self) -> list[str]:
-        """Arguments for flake8: the directory itself when nothing is cut."""
+        """Arguments for flake8: the directories themselves when nothing is
+        cut."""
         if self.is_whole_tree:
-            return [str(self.root)]
+            return [str(top) for top in self.tops()]
         return [str(path) for path in self.files]
+
+    def tops(self) -> list[Path]:
+        return [self.root / subdir for subdir in self.subdirs] or [self.root]
 
     def line_count(self) -> int:
         return sum(_count_lines(path) for path in self.files)
 
     def subset(self, limit: int | None) -> Corpus:
         chosen = evenly_spaced(self.all_files, limit)
-        return Corpus(self.root, self.label, self.all_files, chosen)
+        return dataclasses.replace(self, files=chosen)
 
     def describe(self) -> str:
         return (f"{self.root} ({self.label}): {len(self.files)} of "
                 f"{len(self.all_files)} files")
 
 
-def load_corpus(path: str | None, limit: int | None) -> Corpus:
-    root, label = (Path(path), "custom") if path else torch_package()
+def load_corpus(root: Path, label: str, limit: int | None,
+                subdirs: tuple[str, ...] = ()) -> Corpus:
     root = root.resolve()
-    if not root.is_dir():
-        raise SystemExit(f"corpus directory not found: {root}")
-    all_files = tuple(sorted(_python_files(root)))
+    corpus = Corpus(root, label, (), (), subdirs)
+    for top in corpus.tops():
+        if not top.is_dir():
+            raise SystemExit(f"corpus directory not found: {top}")
+    all_files = tuple(sorted(path for top in corpus.tops()
+                             for path in _python_files(top)))
     if not all_files:
         raise SystemExit(f"no .py files under {root}")
-    return Corpus(root, label, all_files, all_files).subset(limit)
+    return dataclasses.replace(corpus, all_files=all_files).subset(limit)
+
+
+def torch_subset(limit: int | None) -> Corpus:
+    """The installed torch package's TORCH_SUBPACKAGES."""
+    root, label = torch_package()
+    return load_corpus(root, f"{label}: {', '.join(TORCH_SUBPACKAGES)}",
+                       limit, TORCH_SUBPACKAGES)
+
+
+def export_accuracy_corpus(destination: Path) -> None:
+    """`corpus.py export`, which reads the pinned repositories from their
+    git mirrors; stops the benchmark with corpus.py's own list of missing
+    repositories and the ways round it."""
+    result = subprocess.run(
+        [sys.executable, str(ACCURACY_CORPUS), "export", str(destination)],
+        capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(
+            f"the application-code corpus could not be built: "
+            f"`{ACCURACY_CORPUS.name} export` exited {result.returncode}:\n"
+            f"{result.stdout}{result.stderr.rstrip()}\n"
+            f"Fetch the missing repositories (and set $TENSORCOPY_MIRRORS if "
+            f"they live elsewhere), or pass --app-corpus DIR naming an "
+            f"existing export (`python3 bench/accuracy/corpus.py export DIR`,"
+            f" --partial for the repositories there are), or --only torch.")
+    print(f"  {result.stdout.strip()}", flush=True)
+
+
+def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,
+                   export: Callable[[Path], None] = export_accuracy_corpus
+                   ) -> Path:
+    """The accuracy corpus exported under cache_root, built on first use.
+
+    Named after repos.csv's hash, so a changed pin list gets a new export
+    and an unchanged one is reused. The export goes to a scratch sibling
+    that is renamed into place, so an interrupted build leaves no
+    half-filled directory that a later run would take for the corpus.
+    """
+    digest = hashlib.sha256(repos_csv.read_bytes()).hexdigest()[:12]
+    final = cache_root / f"app-corpus-{digest}"
+    if final.is_dir():
+        print(f"  reusing application corpus {final}", flush=True)
+        return final
+    print(f"  building application corpus {final} (once; a minute or two)",
+          flush=True)
+    cache_root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{final.name}.partial-",
+                                    dir=cache_root))
+    try:
+        export(scratch)
+        try:
+            scratch.rename(final)
+        except OSError:
+            if not final.is_dir():
+                raise
+            # A concurrent run renamed its identical export first.
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return final
 
 
 def evenly_spaced(files: tuple[Path, ...], limit: int | None):
@@ -76,8 +157,10 @@ def torch_package() -> tuple[Path, str]:
     # find_spec on a top-level package locates it without importing it.
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("torch is not installed for this python; "
-                         "pass --corpus PATH or `pip install torch==2.13.0`")
+        raise SystemExit("torch is not installed for this python: "
+                         "`pip install torch==2.13.0`, or name another tree "
+                         "(bench/run.py: --torch-corpus DIR, --corpus DIR, "
+                         "or --only application)")
     try:
         label = "torch " + importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:

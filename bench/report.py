@@ -32,8 +32,20 @@ def print_report(results: dict) -> None:
     print("verdict : " + _overall(results))
 
 
+def failed_targets(results: dict) -> list[str]:
+    """Each missed target, as the verdict line names it; the run's
+    targets_passed is this being empty."""
+    failed = [f"{name} {measure.replace('_', ' ')}"
+              for name, corpus in results["corpora"].items()
+              for measure in ("whole_tree", "memory")
+              if not corpus[measure]["pass"]]
+    if not results["editor_latency"]["pass"]:
+        failed.append("editor latency")
+    return failed
+
+
 def _context_lines(results: dict):
-    machine, corpus = results["machine"], results["corpus"]
+    machine = results["machine"]
     envs = results["environments"]
     yield "machine", (f"{machine['cpu_count']} cores "
                       f"({machine['usable_cores']} usable), "
@@ -49,9 +61,12 @@ def _context_lines(results: dict):
     plugin = envs["with"]
     yield "plugin", (f"{plugin['plugin_distribution']} "
                      f"{plugin['plugin_version']} (flake8.extension TCP)")
-    yield "corpus", (f"{corpus['root']} ({corpus['label']}): "
-                     f"{corpus['files']} of {corpus['files_in_tree']} files, "
-                     f"{corpus['lines']:,} lines")
+    for measured in results["corpora"].values():
+        corpus = measured["corpus"]
+        yield "corpus", (f"{measured['title']}: {corpus['root']} "
+                         f"({corpus['label']}): {corpus['files']:,} of "
+                         f"{corpus['files_in_tree']:,} files, "
+                         f"{corpus['lines']:,} lines")
     load = machine["load_average"]
     yield "load", (f"{load['start']:.2f} at start, {load['end']:.2f} at end "
                    f"(1-min average; above the core count means other "
@@ -59,22 +74,29 @@ def _context_lines(results: dict):
 
 
 def _measure_rows(results: dict):
-    tree, memory = results["whole_tree"], results["memory"]
+    for measured in results["corpora"].values():
+        yield from _corpus_rows(measured)
     latency = results["editor_latency"]
-    yield _row(f"whole tree, median of {tree['pairs']} pairs",
-               tree["wall_s"], "s", tree)
-    yield (f"{'  throughput (files/s)':<32}"
-           f"{tree['files_per_s']['without']:>11.1f}"
-           f"{tree['files_per_s']['with']:>11.1f}")
-    yield _row("  CPU user+sys, median", tree["cpu_s"], "s", None)
-    yield _row("peak RSS (whole tree), median", memory["peak_rss_mib"],
-               "MiB", memory)
     yield _row(f"editor latency, median of {latency['pairs']}",
                latency["wall_s"], "s", latency)
     yield _row("  CPU user+sys, median", latency["cpu_s"], "s", None)
     floor = {"without": latency["wall_s"]["without"],
              "with": latency["wall_s"]["without"] + latency["libcst_import_s"]}
     yield _row("  floor: + importing LibCST", floor, "s", None)
+
+
+def _corpus_rows(measured: dict):
+    """One corpus's rows, under its title."""
+    tree, memory = measured["whole_tree"], measured["memory"]
+    yield measured["title"]
+    yield _row(f"  whole tree, median of {tree['pairs']} pairs",
+               tree["wall_s"], "s", tree)
+    yield (f"{'    throughput (files/s)':<32}"
+           f"{tree['files_per_s']['without']:>11.1f}"
+           f"{tree['files_per_s']['with']:>11.1f}")
+    yield _row("    CPU user+sys, median", tree["cpu_s"], "s", None)
+    yield _row("  peak RSS (whole tree), median", memory["peak_rss_mib"],
+               "MiB", memory)
 
 
 def _row(label: str, values: dict, unit: str, target: dict | None) -> str:
@@ -101,7 +123,8 @@ def _peer_line(peer: dict) -> str:
     if "skipped" in peer:
         return f"peer    : TorchFix 0.7.0 skipped: {peer['skipped']}"
     return (f"peer    : TorchFix {peer['torchfix_version']} "
-            f"(libcst {peer['libcst']}), {peer['files']} files, "
+            f"(libcst {peer['libcst']}), {peer['files']} files of the "
+            f"{peer['corpus']} corpus, "
             f"{peer['runs']} run(s): {peer['torchfix_s']:.2f} s "
             f"({peer['torchfix_files_per_s']:.1f} files/s) vs without "
             f"{peer['without_s']:.2f} s -> ratio {peer['ratio']:.2f} "
@@ -113,8 +136,7 @@ def _peer_line(peer: dict) -> str:
 
 
 def _overall(results: dict) -> str:
-    failed = [name for name in ("whole_tree", "memory", "editor_latency")
-              if not results[name]["pass"]]
+    failed = failed_targets(results)
     if not failed:
         return "all targets PASS"
     return "FAIL: " + ", ".join(failed)

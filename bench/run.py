@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
 """Benchmark of issue 3: what flake8-tensorcopy adds to a flake8 run.
 
-    python3 bench/run.py                      # full torch tree (1 h+)
-    python3 bench/run.py --limit 200 --pairs 3 --peer-limit 200   # quick
+    python3 bench/run.py                      # both corpora (10-15 min)
+    python3 bench/run.py --limit 200 --pairs 3   # quick
+    python3 bench/run.py --app-corpus DIR     # an existing corpus.py export
+    python3 bench/run.py --only torch --torch-corpus SITE-PACKAGES/torch
+                                              # all of torch (1 h+)
+    python3 bench/run.py --corpus DIR         # one other tree instead
     python3 bench/run.py --profile --limit 200   # cProfile of the engine
 
-Measures, against the installed torch package's own .py files:
+Measures two corpora, each in its own rows and against its own targets:
+  * application code: the accuracy corpus, public training repositories
+    pinned by bench/accuracy/repos.csv; built on first use from their git
+    mirrors by `bench/accuracy/corpus.py export` into
+    ~/.cache/flake8-tensorcopy-bench/app-corpus-<hash of repos.csv>/;
+  * torch: the installed torch package's nn, optim, autograd and
+    utils/data, the harder part of torch, as in the performance issue.
+On each:
   * whole tree: `flake8 -j 1 <corpus>` without vs with the plugin,
     median of alternating pairs (target: ratio <= 1.10);
-  * memory: peak RSS of those same flake8 processes (target <= 1.2);
+  * memory: peak RSS of those same flake8 processes (target <= 1.2).
+Once:
   * editor latency: `flake8 - --stdin-display-name PATH` fed
     torch/nn/modules/module.py, as pylsp runs it (target <= 1.15);
-  * peer: TorchFix 0.7.0's flake8 plugin on the same command.
-Each flavour has its own venv under ~/.cache/flake8-tensorcopy-bench/,
+  * peer: TorchFix 0.7.0's flake8 plugin on the torch corpus.
+Each flavour has its own venv under ~/.cache/flake8-tensorcopy-bench/venvs/,
 all with this python's flake8 version; "with" is rebuilt on every run.
 """
 
@@ -30,36 +42,53 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus_files import Corpus, load_corpus, warm_page_cache
+from corpus_files import (Corpus, app_corpus_dir, load_corpus, torch_subset,
+                          warm_page_cache)
 from flake8_runs import Flake8Failed, Flake8Run, run_flake8
 from process_stats import clean_environment, run_measured
-from report import print_report
+from report import failed_targets, print_report
 from venvs import Venv, VenvError, fresh_venv_with_package, reusable_venv
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 # Outside the checkout: flake8 does not read .gitignore, so venvs under
 # the repo would be linted by any `flake8 .` run there.
-VENV_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
-                  "flake8-tensorcopy-bench", "venvs")
+BENCH_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
+                   "flake8-tensorcopy-bench")
+VENV_CACHE = BENCH_CACHE / "venvs"
 TORCHFIX_PIN = "torchfix==0.7.0"
 TARGETS = {"whole_tree": 1.10, "memory": 1.2, "editor_latency": 1.15}
 PLUGIN_CODE = "TCP"
+# Each corpus's name (its key in the JSON) and its title in the table.
+CORPUS_TITLES = {"application": "application code", "torch": "torch",
+                 "custom": "custom"}
+# TorchFix's rules are about torch's own APIs: it is compared on torch.
+PEER_CORPORA = ("torch", "custom")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--corpus", help="directory of .py files "
-                        "(default: the installed torch package)")
-    parser.add_argument("--limit", type=int, help="only N files, spread "
-                        "evenly over the sorted corpus (deterministic)")
+    parser.add_argument("--only", choices=("application", "torch"),
+                        help="measure one of the two corpora")
+    parser.add_argument("--app-corpus", metavar="DIR", help="the "
+                        "application corpus, an existing `corpus.py export`"
+                        " (default: built once into "
+                        f"{BENCH_CACHE}/app-corpus-<hash>)")
+    parser.add_argument("--torch-corpus", metavar="DIR", help="the torch "
+                        "corpus (default: the installed torch package's "
+                        "nn, optim, autograd, utils/data)")
+    parser.add_argument("--corpus", metavar="DIR", help="one directory of "
+                        ".py files measured instead of both corpora")
+    parser.add_argument("--limit", type=int, help="only N files of each "
+                        "corpus, spread evenly over it (deterministic)")
     parser.add_argument("--pairs", type=int, default=3, help="alternating "
                         "without/with whole-tree pairs (default 3)")
     parser.add_argument("--latency-pairs", type=int, default=7,
                         help="alternating editor-latency pairs (default 7)")
     parser.add_argument("--latency-file", help="file fed on stdin (default:"
-                        " <corpus>/nn/modules/module.py)")
+                        " torch's nn/modules/module.py, else the first "
+                        "corpus's largest file)")
     parser.add_argument("--skip-peer", action="store_true",
                         help="do not run TorchFix")
     parser.add_argument("--peer-limit", type=int, help="TorchFix on only N "
@@ -68,7 +97,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="TorchFix whole-tree runs (default 1)")
     parser.add_argument("--profile", action="store_true", help="instead of "
                         "timing flake8, cProfile flake8_tensorcopy.engine."
-                        "lint_source over the corpus and print the top 25")
+                        "lint_source over the first corpus and print the "
+                        "top 25")
     parser.add_argument("--json", default=str(BENCH_DIR / "results.json"),
                         help="where to write the results (default "
                         "bench/results.json)")
@@ -85,42 +115,89 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.corpus and (args.only or args.app_corpus or args.torch_corpus):
+        parser.error("--corpus replaces both corpora: it takes no --only, "
+                     "--app-corpus or --torch-corpus")
     return args
+
+
+def corpus_names(args: argparse.Namespace) -> list[str]:
+    """The corpora to measure, in the table's order."""
+    if args.corpus:
+        return ["custom"]
+    return [args.only] if args.only else ["application", "torch"]
+
+
+def load_corpora(args: argparse.Namespace,
+                 cache_root: Path = BENCH_CACHE) -> dict[str, Corpus]:
+    """{name: Corpus}; builds the application corpus if it is not cached."""
+    return {name: _load_named(name, args, cache_root)
+            for name in corpus_names(args)}
+
+
+def _load_named(name: str, args: argparse.Namespace,
+                cache_root: Path) -> Corpus:
+    if name == "custom":
+        return load_corpus(Path(args.corpus), "custom", args.limit)
+    if name == "torch":
+        if args.torch_corpus:
+            return load_corpus(Path(args.torch_corpus), "--torch-corpus",
+                               args.limit)
+        return torch_subset(args.limit)
+    if args.app_corpus:
+        return load_corpus(Path(args.app_corpus), "--app-corpus", args.limit)
+    return load_corpus(app_corpus_dir(cache_root),
+                       "accuracy corpus of bench/accuracy/repos.csv",
+                       args.limit)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    corpus = load_corpus(args.corpus, args.limit)
+    corpora = load_corpora(args)
     flake8_pin = f"flake8=={args.flake8_version or system_flake8_version()}"
     venv_root = Path(args.venv_dir)
-    print(f"corpus: {corpus.describe()}", flush=True)
+    for name, corpus in corpora.items():
+        print(f"corpus {CORPUS_TITLES[name]}: {corpus.describe()}",
+              flush=True)
     try:
         if args.profile:
-            return profile_engine(args, corpus, venv_root, flake8_pin)
-        return benchmark(args, corpus, venv_root, flake8_pin)
+            first = next(iter(corpora.values()))
+            return profile_engine(args, first, venv_root, flake8_pin)
+        return benchmark(args, corpora, venv_root, flake8_pin)
     except (VenvError, Flake8Failed) as failure:
         print(f"\nbenchmark aborted: {failure}", file=sys.stderr)
         return 2
 
 
-def benchmark(args, corpus: Corpus, venv_root: Path, flake8_pin: str) -> int:
+def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
+              flake8_pin: str) -> int:
     started_at = time.time()
     load_at_start = os.getloadavg()[0]
-    venvs, peer_problem = prepare_venvs(args, venv_root, flake8_pin)
+    peer_name = next((name for name in corpora if name in PEER_CORPORA),
+                     None)
+    venvs, peer_problem = prepare_venvs(args, venv_root, flake8_pin,
+                                        peer_name)
     environments = verify_plugins(venvs)
-    latency_file = pick_latency_file(args, corpus)
-    peer_corpus = corpus.subset(args.peer_limit or args.limit)
+    latency_file = pick_latency_file(args, list(corpora.values()))
+    peer_corpus = (corpora[peer_name].subset(args.peer_limit or args.limit)
+                   if peer_name else None)
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tcp-bench-") as scratch:
         workdir = Path(scratch)
-        warm_up(venvs, [corpus, peer_corpus], latency_file, workdir)
-        tree_runs = measure_whole_tree(venvs, corpus, args.pairs, workdir)
+        warm_up(venvs, [*corpora.values(), *filter(None, [peer_corpus])],
+                latency_file, workdir)
+        tree_runs = {name: measure_whole_tree(venvs, corpus,
+                                              CORPUS_TITLES[name],
+                                              args.pairs, workdir)
+                     for name, corpus in corpora.items()}
         latency_runs = measure_latency(venvs, latency_file,
                                        args.latency_pairs, workdir)
         import_floor = measure_import_floor(venvs["with"], args.latency_pairs,
                                             workdir)
-        peer = (measure_peer(venvs, corpus, peer_corpus, tree_runs,
-                             args.peer_runs, workdir)
+        peer = ({"corpus": peer_name,
+                 **measure_peer(venvs, corpora[peer_name], peer_corpus,
+                                tree_runs[peer_name], args.peer_runs,
+                                workdir)}
                 if "torchfix" in venvs else {"skipped": peer_problem})
     results = {
         "command": " ".join([sys.executable, *sys.argv]),
@@ -129,17 +206,17 @@ def benchmark(args, corpus: Corpus, venv_root: Path, flake8_pin: str) -> int:
         "duration_s": round(time.time() - started_at, 1),
         "machine": describe_machine(load_at_start),
         "environments": environments,
-        "corpus": describe_corpus(corpus),
-        "whole_tree": summarise_whole_tree(tree_runs, corpus, notes),
-        "memory": summarise_memory(tree_runs),
+        "corpora": {name: summarise_corpus(name, corpus, tree_runs[name],
+                                           notes)
+                    for name, corpus in corpora.items()},
         "editor_latency": summarise_latency(latency_runs, latency_file,
                                             import_floor, notes),
         "peer": peer,
         "notes": notes,
     }
-    note_busy_machine(tree_runs + latency_runs, notes)
-    results["targets_passed"] = all(
-        results[name]["pass"] for name in TARGETS)
+    note_busy_machine([run for runs in tree_runs.values() for run in runs]
+                      + latency_runs, notes)
+    results["targets_passed"] = not failed_targets(results)
     print_report(results)
     write_json(Path(args.json), results)
     return 0
@@ -162,7 +239,8 @@ def system_flake8_version() -> str:
     return output.split()[0]
 
 
-def prepare_venvs(args, venv_root: Path, flake8_pin: str):
+def prepare_venvs(args, venv_root: Path, flake8_pin: str,
+                  peer_name: str | None):
     """Returns ({name: Venv}, why the peer is missing or None)."""
     print(f"\npreparing venvs in {venv_root} ({flake8_pin})", flush=True)
     venvs = {
@@ -172,6 +250,9 @@ def prepare_venvs(args, venv_root: Path, flake8_pin: str):
     }
     if args.skip_peer:
         return venvs, "--skip-peer given"
+    if peer_name is None:
+        return venvs, ("TorchFix is compared on the torch corpus, which "
+                       "this run leaves out")
     try:
         venvs["torchfix"] = reusable_venv(venv_root, "torchfix",
                                           [flake8_pin, TORCHFIX_PIN])
@@ -251,11 +332,11 @@ def warm_up(venvs: dict[str, Venv], corpora, latency_file: Path,
         run_flake8(venv, [str(latency_file)], workdir)
 
 
-def measure_whole_tree(venvs, corpus: Corpus, pairs: int,
+def measure_whole_tree(venvs, corpus: Corpus, title: str, pairs: int,
                        workdir: Path) -> list[Flake8Run]:
     count = len(corpus.files)
-    print(f"\nwhole tree: flake8 -j 1 <{count} files>, {pairs} alternating "
-          f"pairs", flush=True)
+    print(f"\nwhole tree, {title}: flake8 -j 1 <{count} files>, {pairs} "
+          f"alternating pairs", flush=True)
     arguments = ["-j", "1", *corpus.flake8_targets()]
     runs = []
     for pair in range(1, pairs + 1):
@@ -351,15 +432,25 @@ def measure_peer(venvs, corpus: Corpus, peer_corpus: Corpus,
 
 # --- summaries --------------------------------------------------------------
 
-def summarise_whole_tree(runs: list[Flake8Run], corpus: Corpus,
+def summarise_corpus(name: str, corpus: Corpus, runs: list[Flake8Run],
+                     notes: list[str]) -> dict:
+    title = CORPUS_TITLES[name]
+    return {"title": title,
+            "corpus": describe_corpus(corpus),
+            "whole_tree": summarise_whole_tree(runs, corpus, title, notes),
+            "memory": summarise_memory(runs)}
+
+
+def summarise_whole_tree(runs: list[Flake8Run], corpus: Corpus, title: str,
                          notes: list[str]) -> dict:
     wall = _pair_values(runs, _wall)
-    _check_same_findings(runs, "whole tree", notes)
+    _check_same_findings(runs, f"{title} whole tree", notes)
     # Each pair ran under the same conditions: the median of their ratios is robust to
     # the machine speeding up or slowing down between pairs.
     ratio = statistics.median(_pair_ratios(runs, _wall))
     return {
-        "command": "flake8 -j 1 " + (str(corpus.root) if corpus.is_whole_tree
+        "command": "flake8 -j 1 " + (" ".join(corpus.flake8_targets())
+                                     if corpus.is_whole_tree
                                      else f"<{len(corpus.files)} files>"),
         "pairs": len(runs) // 2,
         "wall_s": wall,
@@ -497,18 +588,20 @@ def _run_record(run: Flake8Run) -> dict:
 
 # --- context ----------------------------------------------------------------
 
-def pick_latency_file(args, corpus: Corpus) -> Path:
+def pick_latency_file(args, corpora: list[Corpus]) -> Path:
     if args.latency_file:
         return Path(args.latency_file).resolve()
-    default = corpus.root / "nn" / "modules" / "module.py"
-    if default.is_file():
-        return default
-    # A custom corpus: its largest file stands in for module.py.
-    return max(corpus.all_files, key=lambda path: path.stat().st_size)
+    for corpus in corpora:
+        default = corpus.root / "nn" / "modules" / "module.py"
+        if default.is_file():
+            return default
+    # No torch tree: the first corpus's largest file stands in for module.py.
+    return max(corpora[0].all_files, key=lambda path: path.stat().st_size)
 
 
 def describe_corpus(corpus: Corpus) -> dict:
     return {"root": str(corpus.root), "label": corpus.label,
+            "subdirs": list(corpus.subdirs),
             "files": len(corpus.files),
             "files_in_tree": len(corpus.all_files),
             "whole_tree": corpus.is_whole_tree,

@@ -1,0 +1,381 @@
+"""The performance benchmark's own logic (bench/run.py, report.py, corpus_files.py).
+
+Nothing here times flake8, builds a venv or reads the corpus mirrors: the corpora are small
+fake trees in tmp_path, the application corpus's export is a fake function (or, once,
+corpus.py pointed at an empty mirrors folder), and the report is fed runs made up here.
+
+The bench modules import each other by flat, generic names (`run`, `report`, `venvs`...), so
+they are imported once, here, with bench/ on sys.path, and used under `bench_*` aliases; an
+import that resolves anywhere else fails loudly instead of testing the wrong file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+BENCH_MODULES = ("corpus_files", "flake8_runs", "process_stats", "report", "run")
+
+
+def _import_bench() -> dict:
+    sys.path.insert(0, str(BENCH))
+    try:
+        modules = {name: importlib.import_module(name) for name in BENCH_MODULES}
+    finally:
+        sys.path.remove(str(BENCH))
+    for name, module in modules.items():
+        where = Path(getattr(module, "__file__", "") or "").resolve()
+        if where != BENCH / f"{name}.py":
+            raise ImportError(f"`import {name}` gave {where}, not {BENCH / f'{name}.py'}: another module of "
+                              "that name was imported first or shadows it")
+    return modules
+
+
+_BENCH = _import_bench()
+bench_corpus = _BENCH["corpus_files"]
+bench_runs = _BENCH["flake8_runs"]
+bench_stats = _BENCH["process_stats"]
+bench_report = _BENCH["report"]
+bench_run = _BENCH["run"]
+
+TORCH_LIKE = (
+    "__init__.py",
+    "_inductor/lowering.py",
+    "autograd/__init__.py",
+    "autograd/grad_mode.py",
+    "nn/__init__.py",
+    "nn/__pycache__/functional.cpython-311.py",
+    "nn/functional.py",
+    "nn/modules/module.py",
+    "optim/sgd.py",
+    "utils/data/dataloader.py",
+    "utils/hooks.py",
+)
+IN_SUBSET = (
+    "autograd/__init__.py",
+    "autograd/grad_mode.py",
+    "nn/__init__.py",
+    "nn/functional.py",
+    "nn/modules/module.py",
+    "optim/sgd.py",
+    "utils/data/dataloader.py",
+)
+
+
+def make_tree(root: Path, paths, text: str = "x = 1\n") -> Path:
+    for relative in paths:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def torch_like(tmp_path) -> Path:
+    return make_tree(tmp_path / "torch", TORCH_LIKE)
+
+
+@pytest.fixture
+def app_like(tmp_path) -> Path:
+    return make_tree(tmp_path / "export", [f"owner+repo{n}/train.py" for n in range(6)], "a = 1\nb = 2\n")
+
+
+# --- arguments and the corpora they select -----------------------------------------------
+
+
+def test_by_default_both_corpora_are_measured_application_first():
+    args = bench_run.parse_args([])
+    assert bench_run.corpus_names(args) == ["application", "torch"]
+    assert (args.pairs, args.limit, args.app_corpus, args.torch_corpus) == (3, None, None, None)
+
+
+@pytest.mark.parametrize("only", ["application", "torch"])
+def test_only_measures_one_corpus(only):
+    assert bench_run.corpus_names(bench_run.parse_args(["--only", only])) == [only]
+
+
+def test_only_accepts_nothing_but_the_two_corpora(capsys):
+    with pytest.raises(SystemExit):
+        bench_run.parse_args(["--only", "custom"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_corpus_replaces_both_defaults():
+    assert bench_run.corpus_names(bench_run.parse_args(["--corpus", "/some/dir"])) == ["custom"]
+
+
+@pytest.mark.parametrize("extra", [["--only", "torch"], ["--app-corpus", "/a"], ["--torch-corpus", "/t"]])
+def test_corpus_takes_no_option_of_the_two_corpora(extra, capsys):
+    with pytest.raises(SystemExit):
+        bench_run.parse_args(["--corpus", "/some/dir", *extra])
+    assert "--corpus replaces both corpora" in capsys.readouterr().err
+
+
+def test_given_directories_are_the_corpora_and_limit_applies_to_each(app_like, torch_like, tmp_path):
+    cache = tmp_path / "cache"
+    args = bench_run.parse_args(["--app-corpus", str(app_like), "--torch-corpus", str(torch_like),
+                                 "--limit", "3"])
+    corpora = bench_run.load_corpora(args, cache_root=cache)
+    assert list(corpora) == ["application", "torch"]
+    assert corpora["application"].root == app_like.resolve()
+    assert corpora["application"].label == "--app-corpus"
+    # --torch-corpus is a whole tree: every .py file outside flake8's default excludes.
+    assert len(corpora["torch"].all_files) == len(TORCH_LIKE) - 1
+    assert [len(corpus.files) for corpus in corpora.values()] == [3, 3]
+    assert not cache.exists()  # a given export is used as is, nothing is built
+
+
+def test_custom_corpus_is_the_one_corpus(torch_like, tmp_path):
+    corpora = bench_run.load_corpora(bench_run.parse_args(["--corpus", str(torch_like)]),
+                                     cache_root=tmp_path / "cache")
+    assert list(corpora) == ["custom"]
+    assert corpora["custom"].label == "custom"
+    assert corpora["custom"].flake8_targets() == [str(torch_like.resolve())]
+
+
+# --- the application corpus: built once into the cache, then reused ----------------------
+
+
+class FakeExport:
+    """Stands in for `corpus.py export DIR`: writes one repository's file, counts calls."""
+
+    def __init__(self) -> None:
+        self.destinations: list[Path] = []
+
+    def __call__(self, destination: Path) -> None:
+        self.destinations.append(destination)
+        make_tree(destination, ["owner+name/train.py"])
+
+
+def fake_repos_csv(tmp_path: Path, commit: str = "a" * 40) -> Path:
+    path = tmp_path / "repos.csv"
+    path.write_text(f"repo,commit,category,py_files,py_lines\nowner/name,{commit},misc,1,1\n")
+    return path
+
+
+def test_app_corpus_is_named_after_the_hash_of_repos_csv(tmp_path):
+    repos = fake_repos_csv(tmp_path)
+    built = bench_corpus.app_corpus_dir(tmp_path / "cache", repos, FakeExport())
+    digest = hashlib.sha256(repos.read_bytes()).hexdigest()[:12]
+    assert built == tmp_path / "cache" / f"app-corpus-{digest}"
+    assert (built / "owner+name" / "train.py").is_file()
+    assert [path.name for path in (tmp_path / "cache").iterdir()] == [built.name]  # no scratch left
+
+
+def test_app_corpus_is_exported_beside_its_place_and_then_reused(tmp_path):
+    repos, export = fake_repos_csv(tmp_path), FakeExport()
+    first = bench_corpus.app_corpus_dir(tmp_path / "cache", repos, export)
+    again = bench_corpus.app_corpus_dir(tmp_path / "cache", repos, export)
+    assert again == first
+    assert len(export.destinations) == 1
+    # The export went to a sibling that was then renamed into place.
+    assert export.destinations[0].parent == first.parent
+    assert export.destinations[0] != first
+
+
+def test_a_changed_repos_csv_gets_a_new_export(tmp_path):
+    export = FakeExport()
+    first = bench_corpus.app_corpus_dir(tmp_path / "cache", fake_repos_csv(tmp_path), export)
+    second = bench_corpus.app_corpus_dir(tmp_path / "cache", fake_repos_csv(tmp_path, "b" * 40), export)
+    assert first != second
+    assert len(export.destinations) == 2
+
+
+def test_a_failed_export_leaves_nothing_that_looks_built(tmp_path):
+    def failing(destination: Path) -> None:
+        make_tree(destination, ["owner+name/half.py"])
+        raise SystemExit("mirrors missing")
+
+    with pytest.raises(SystemExit, match="mirrors missing"):
+        bench_corpus.app_corpus_dir(tmp_path / "cache", fake_repos_csv(tmp_path), failing)
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_an_export_finished_first_by_a_concurrent_run_is_kept(tmp_path):
+    repos = fake_repos_csv(tmp_path)
+    final = tmp_path / "cache" / f"app-corpus-{hashlib.sha256(repos.read_bytes()).hexdigest()[:12]}"
+
+    def raced(destination: Path) -> None:
+        make_tree(destination, ["owner+name/ours.py"])
+        make_tree(final, ["owner+name/theirs.py"])
+
+    assert bench_corpus.app_corpus_dir(tmp_path / "cache", repos, raced) == final
+    assert [path.name for path in (final / "owner+name").iterdir()] == ["theirs.py"]
+    assert [path.name for path in (tmp_path / "cache").iterdir()] == [final.name]
+
+
+def test_load_corpora_reuses_the_cached_application_corpus(tmp_path):
+    export = FakeExport()
+    built = bench_corpus.app_corpus_dir(tmp_path / "cache", export=export)  # the real repos.csv's name
+    corpora = bench_run.load_corpora(bench_run.parse_args(["--only", "application"]),
+                                     cache_root=tmp_path / "cache")
+    assert list(corpora) == ["application"]
+    assert corpora["application"].root == built.resolve()
+    assert len(export.destinations) == 1
+
+
+def test_missing_mirrors_stop_the_run_with_what_is_missing_and_the_ways_round(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORCOPY_MIRRORS", str(tmp_path / "no-mirrors"))
+    with pytest.raises(SystemExit) as stopped:
+        bench_corpus.export_accuracy_corpus(tmp_path / "out")
+    message = str(stopped.value)
+    first_repo = bench_corpus.ACCURACY_REPOS.read_text().splitlines()[1].split(",")[0]
+    assert "corpus repositories are missing" in message  # corpus.py's own list
+    assert first_repo in message
+    assert "fetch" in message.lower()
+    assert "--app-corpus DIR" in message
+
+
+# --- the torch corpus: four subpackages of the installed package -------------------------
+
+
+def test_torch_subset_is_the_four_subpackages(torch_like):
+    corpus = bench_corpus.load_corpus(torch_like, "torch", None, bench_corpus.TORCH_SUBPACKAGES)
+    assert [path.relative_to(torch_like).as_posix() for path in corpus.files] == list(IN_SUBSET)
+    assert corpus.is_whole_tree
+    assert corpus.flake8_targets() == [str(torch_like / subdir) for subdir in bench_corpus.TORCH_SUBPACKAGES]
+    assert bench_corpus.TORCH_SUBPACKAGES == ("nn", "optim", "autograd", "utils/data")
+
+
+def test_a_limited_torch_subset_names_its_files(torch_like):
+    corpus = bench_corpus.load_corpus(torch_like, "torch", 3, bench_corpus.TORCH_SUBPACKAGES)
+    assert len(corpus.files) == 3 and not corpus.is_whole_tree
+    assert corpus.flake8_targets() == [str(path) for path in corpus.files]
+    assert corpus.subset(None).files == corpus.all_files  # a subset keeps the subpackages
+
+
+def test_a_torch_without_a_subpackage_is_refused(torch_like):
+    with pytest.raises(SystemExit, match="corpus directory not found: .*/torch/missing"):
+        bench_corpus.load_corpus(torch_like, "torch", None, ("nn", "missing"))
+
+
+def test_default_torch_corpus_is_the_installed_packages_subset(torch_like, monkeypatch):
+    monkeypatch.setattr(bench_corpus, "torch_package", lambda: (torch_like, "torch 9.9"))
+    corpora = bench_run.load_corpora(bench_run.parse_args(["--only", "torch"]))
+    assert corpora["torch"].label == "torch 9.9: nn, optim, autograd, utils/data"
+    assert len(corpora["torch"].files) == len(IN_SUBSET)
+
+
+def test_editor_latency_file_is_torchs_module_py_wherever_torch_is(app_like, torch_like):
+    args = bench_run.parse_args([])
+    app = bench_corpus.load_corpus(app_like, "app", None)
+    torch = bench_corpus.load_corpus(torch_like, "torch", None, bench_corpus.TORCH_SUBPACKAGES)
+    assert bench_run.pick_latency_file(args, [app, torch]) == torch_like.resolve() / "nn/modules/module.py"
+    (app_like / "owner+repo3" / "train.py").write_text("x = 1\n" * 50)
+    assert bench_run.pick_latency_file(args, [app]) == app_like.resolve() / "owner+repo3" / "train.py"
+
+
+# --- summaries and the table -------------------------------------------------------------
+
+
+def fake_runs(without: list[float], with_: list[float], rss_mib: tuple[float, float]) -> list:
+    """Alternating pairs, as measure_whole_tree records them; 'with' adds 2 TCP findings."""
+    runs = []
+    for pair, (before, after) in enumerate(zip(without, with_), 1):
+        timed = {"without": (before, rss_mib[0], {"E": 5}), "with": (after, rss_mib[1], {"E": 5, "TCP": 2})}
+        for env in bench_run._pair_order(pair):
+            wall, rss, found = timed[env]
+            stats = bench_stats.ProcessStats(wall_s=wall, cpu_s=wall * 0.98, peak_rss_kib=int(rss * 1024),
+                                             returncode=1)
+            runs.append(bench_runs.Flake8Run(env, stats, sum(found.values()), found, load_after=0.5))
+    return runs
+
+
+def fake_results(app_like: Path, torch_like: Path) -> dict:
+    """A results dict as benchmark() builds it: application code misses both of its
+    targets, torch meets both, the editor latency misses its own."""
+    app = bench_corpus.load_corpus(app_like, "app", None)
+    torch = bench_corpus.load_corpus(torch_like, "torch 9.9", None, bench_corpus.TORCH_SUBPACKAGES)
+    notes: list[str] = []
+    latency_file = torch_like / "nn/modules/module.py"
+    results = {
+        "machine": bench_run.describe_machine(0.5),
+        "environments": {
+            "without": {"flake8": "7.5.0", "libcst": None},
+            "with": {"flake8": "7.5.0", "libcst": "1.9.0", "plugin_distribution": "flake8-tensorcopy",
+                     "plugin_version": "0.9.0"},
+        },
+        "corpora": {
+            "application": bench_run.summarise_corpus(
+                "application", app, fake_runs([72.0, 70.0, 75.0], [88.0, 86.0, 90.0], (66.8, 87.1)), notes),
+            "torch": bench_run.summarise_corpus(
+                "torch", torch, fake_runs([20.0, 20.0, 20.0], [21.0, 21.5, 20.5], (100.0, 110.0)), notes),
+        },
+        "editor_latency": bench_run.summarise_latency(
+            fake_runs([0.7, 0.7, 0.7], [1.2, 1.3, 1.25], (60.0, 80.0)), latency_file, 0.38, notes),
+        "peer": {"skipped": "--skip-peer given"},
+        "notes": notes,
+    }
+    results["targets_passed"] = not bench_report.failed_targets(results)
+    return results
+
+
+def test_each_corpus_has_its_own_summary_and_targets(app_like, torch_like):
+    results = fake_results(app_like, torch_like)
+    app, torch = results["corpora"]["application"], results["corpora"]["torch"]
+    assert app["title"] == "application code" and torch["title"] == "torch"
+    assert app["corpus"]["files"] == 6 and torch["corpus"]["files"] == len(IN_SUBSET)
+    assert torch["corpus"]["subdirs"] == ["nn", "optim", "autograd", "utils/data"]
+    assert app["whole_tree"]["pairs"] == 3
+    assert app["whole_tree"]["ratio"] == pytest.approx(88.0 / 72.0)  # median of the pair ratios
+    assert app["whole_tree"]["tcp_findings"] == 2
+    assert (app["whole_tree"]["pass"], app["memory"]["pass"]) == (False, False)
+    assert (torch["whole_tree"]["pass"], torch["memory"]["pass"]) == (True, True)
+    root = torch["corpus"]["root"]
+    assert torch["whole_tree"]["command"] == f"flake8 -j 1 {root}/nn {root}/optim {root}/autograd {root}/utils/data"
+    assert results["notes"] == []  # same non-TCP findings with and without
+    assert bench_report.failed_targets(results) == ["application whole tree", "application memory",
+                                                    "editor latency"]
+    assert results["targets_passed"] is False
+
+
+def test_report_prints_a_group_of_rows_per_corpus(app_like, torch_like, capsys):
+    bench_report.print_report(fake_results(app_like, torch_like))
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    corpus_lines = [line for line in lines if line.startswith("corpus  : ")]
+    assert len(corpus_lines) == 2
+    assert corpus_lines[0].startswith("corpus  : application code: ") and "6 of 6 files, 12 lines" in corpus_lines[0]
+    assert corpus_lines[1].startswith("corpus  : torch: ")
+    assert f"(torch 9.9): {len(IN_SUBSET)} of {len(IN_SUBSET)} files" in corpus_lines[1]
+    app_at, torch_at = lines.index("application code"), lines.index("torch")
+    app_rows, torch_rows = lines[app_at + 1:torch_at], lines[torch_at + 1:torch_at + 5]
+    assert app_rows[0].startswith("  whole tree, median of 3 pairs")
+    assert "1.222" in app_rows[0] and app_rows[0].endswith("<= 1.10  FAIL")
+    assert app_rows[1].startswith("    throughput (files/s)")
+    assert app_rows[2].startswith("    CPU user+sys, median") and app_rows[2].endswith("(info)")
+    assert app_rows[3].startswith("  peak RSS (whole tree), median") and "1.304" in app_rows[3]
+    assert app_rows[3].endswith("<= 1.20  FAIL")
+    assert "1.050" in torch_rows[0] and torch_rows[0].endswith("<= 1.10  PASS")
+    assert "1.100" in torch_rows[3] and torch_rows[3].endswith("<= 1.20  PASS")
+    assert any(line.startswith("editor latency, median of 3") and line.endswith("<= 1.15  FAIL")
+               for line in lines)
+    assert lines[-1] == "verdict : FAIL: application whole tree, application memory, editor latency"
+
+
+def test_report_says_all_pass_when_every_corpus_meets_its_targets(app_like, torch_like, capsys):
+    results = fake_results(app_like, torch_like)
+    for measure in [*(corpus[name] for corpus in results["corpora"].values() for name in ("whole_tree", "memory")),
+                    results["editor_latency"]]:
+        measure["pass"] = True
+    bench_report.print_report(results)
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict : all targets PASS"
+
+
+def test_report_reprints_a_saved_run(app_like, torch_like, tmp_path, capsys):
+    results = fake_results(app_like, torch_like)
+    saved = tmp_path / "results.json"
+    saved.write_text(json.dumps(results))
+    bench_report.print_report(json.loads(saved.read_text()))
+    printed = capsys.readouterr().out
+    again = subprocess.run([sys.executable, str(BENCH / "report.py"), str(saved)], capture_output=True,
+                           text=True, check=True)
+    assert again.stdout == printed
