@@ -44,12 +44,14 @@ from .analysis.vocabulary import (
     PLAIN_MODULES,
     SAVING,
     TENSOR_ATTRIBUTES,
+    TENSOR,
     TRAINING_METHODS,
     VIEW_METHODS,
     TensorInfo,
     holds_live_state,
     is_loss_call,
     over_data,
+    tensor_method_info,
     writes_in_place,
 )
 from .imports import ImportTable
@@ -91,7 +93,7 @@ class ArgumentGate(Gate):
     def admits(self, function: FunctionFacts) -> bool:
         return any(
             self._is_callee(call.func, function.imports)
-            and any(self._could_hold_tensor(argument, function) for argument in self._data_arguments(call))
+            and any(self._could_hold_tensor(argument, function, call) for argument in self._data_arguments(call))
             for call in function.calls
         )
 
@@ -111,15 +113,15 @@ class ArgumentGate(Gate):
         arguments += [k.value for k in call.keywords if k.arg is not None and k.arg == self.keyword]
         return arguments
 
-    def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts) -> bool:
+    def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts, call: ast.Call) -> bool:
         if self.elements and isinstance(argument, (ast.List, ast.Tuple)):  # also nested: [[t]]
-            return any(self._could_hold_tensor(_unstarred(e), function) for e in argument.elts)
+            return any(self._could_hold_tensor(_unstarred(e), function, call) for e in argument.elts)
         if self.elements and (
             function.facts.value(argument) == Holds.TENSORS
             or (isinstance(argument, ast.Name) and function.facts.filled_with_tensors(argument.id))
         ):
             return True
-        return function.could_be_tensor(argument)
+        return function.could_be_tensor(argument, at=call)
 
     def source(self) -> str:
         """This gate as Python source with a stable order (for the generated trigger table)."""
@@ -258,41 +260,72 @@ class FunctionFacts:
             if isinstance(node, (ast.Name, ast.Attribute))
         )
 
-    def could_be_tensor(self, node: ast.expr) -> bool:
-        """False only where ``Inference.info`` is None whatever the bindings hold."""
+    def could_be_tensor(self, node: ast.expr, at: ast.Call | None = None) -> bool:
+        """False only where ``Inference.info`` is None whatever the bindings hold; ``at``:
+        the call whose arguments ``node`` is read in, which only the bindings that may be
+        in force there can reach (``x = torch.tensor(x)`` reads the old ``x``)."""
         if isinstance(self.facts.value(node), TensorInfo):  # what the summary knows, the inference reads
             return True
         if isinstance(node, ast.Name):
-            return node.id in self.evidenced
+            if node.id not in self.evidenced:
+                return False
+            return at is None or any(
+                self._could_bind_tensor(binding) and self._may_reach(binding.source, at)
+                for binding in self.facts.bindings[node.id]
+            )
         if isinstance(node, ast.Call):
             qualified = self.imports.qualify_expression(node.func)
             if qualified is not None:
                 return qualified.startswith(_TORCH)
-            return isinstance(node.func, ast.Attribute) and self.could_be_tensor(node.func.value)
+            # A method of a tensor that returns one (not ``x.numel()``, ``x.tolist()``).
+            return (
+                isinstance(node.func, ast.Attribute)
+                and tensor_method_info(node.func.attr, TENSOR, copies=False) is not None
+                and self.could_be_tensor(node.func.value, at)
+            )
         if isinstance(node, ast.Attribute):
             if node.attr == "grad":
                 return True
             if node.attr not in TENSOR_ATTRIBUTES:
                 return False
             receiver = node.value
-            return self.could_be_tensor(receiver) or (
+            return self.could_be_tensor(receiver, at) or (
                 node.attr == "data" and isinstance(receiver, ast.Attribute) and receiver.attr in PARAMETER_ATTRIBUTES
             )
         if isinstance(node, ast.Subscript):
-            return self.could_be_tensor(node.value)
+            return self.could_be_tensor(node.value, at)
         if isinstance(node, ast.BinOp):
-            return self.could_be_tensor(node.left) or self.could_be_tensor(node.right)
+            return self.could_be_tensor(node.left, at) or self.could_be_tensor(node.right, at)
         if isinstance(node, ast.Compare):
             return not any(isinstance(op, _MEMBERSHIP) for op in node.ops) and any(
-                self.could_be_tensor(operand) for operand in (node.left, *node.comparators)
+                self.could_be_tensor(operand, at) for operand in (node.left, *node.comparators)
             )
         if isinstance(node, ast.UnaryOp):
-            return not isinstance(node.op, ast.Not) and self.could_be_tensor(node.operand)
+            return not isinstance(node.op, ast.Not) and self.could_be_tensor(node.operand, at)
         if isinstance(node, ast.IfExp):
-            return self.could_be_tensor(node.body) and self.could_be_tensor(node.orelse)
+            return self.could_be_tensor(node.body, at) and self.could_be_tensor(node.orelse, at)
         if isinstance(node, ast.NamedExpr):
-            return self.could_be_tensor(node.value)
+            return self.could_be_tensor(node.value, at)
         return False
+
+    def _may_reach(self, source: ast.AST | Unpacked | None, call: ast.Call) -> bool:
+        """Whether a binding from ``source`` may be in force when ``call`` runs: it is bound
+        before the call, inside its arguments (a walrus), or a loop holds both."""
+        if isinstance(source, Unpacked):
+            source = source.value
+        if not isinstance(source, (ast.expr, ast.stmt, ast.arg)):
+            return True
+        if (source.end_lineno, source.end_col_offset) <= (call.lineno, call.col_offset):
+            return True
+        if (call.lineno, call.col_offset) < (source.lineno, source.col_offset):
+            if (source.end_lineno, source.end_col_offset) <= (call.end_lineno, call.end_col_offset):
+                return True
+        loops = self._loops_of
+        return not {id(loop) for loop in loops.get(id(call), ())}.isdisjoint(map(id, loops.get(id(source), ())))
+
+    @functools.cached_property
+    def _loops_of(self) -> dict[int, tuple[ast.AST, ...]]:
+        return {id(node): loops for node, loops, _ in self._walk if loops}
 
 
 # -- gates on a rule's own shape --------------------------------------------------

@@ -48,7 +48,7 @@ BINDINGS = [
     ("m", ["t: int = torch.ones(2)"], "flagged"),
     ("m", ["u = torch.zeros(2)", "t = u * 2"], "flagged"),
     ("m", ["u = torch.zeros(2)", "t = u.view(-1)"], "flagged"),
-    ("m", ["u = torch.zeros(2)", "t = u.tolist()"], "parsed"),
+    ("m", ["u = torch.zeros(2)", "t = u.tolist()"], "refused"),  # a tensor method returning no tensor
     ("m", ["a = b = torch.ones(2)", "t = b"], "flagged"),
     ("m", ["t = torch.ones(2) if m else torch.zeros(2)"], "flagged"),
     ("m", ["t = torch.ones(2) if m else None"], "refused"),
@@ -237,6 +237,27 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     # conf is a tensor; box is no longer the tensor bound before the loop (a list whose
     # bindings disagree: not known).
     assert [(f.line, f.col, "stack" in f.message) for f in whole] == [(6, 27, False)]
+
+
+@pytest.mark.parametrize("source, expected", [
+    # The argument's tensor binding comes after the call: the call reads the old one.
+    ("def f(x):\n    x = list(x)\n    x = torch.tensor(x)\n    return x\n", "refused"),
+    # ... unless a loop holds both: the next iteration reads it (the rule does not follow it).
+    ("def f(xs):\n    t = None\n    for x in xs:\n        if t is not None:\n            y = torch.tensor(t)\n"
+     "        t = torch.ones(2)\n", "parsed"),
+    # A walrus in the call's own arguments.
+    ("def f(m):\n    return torch.tensor([(t := torch.ones(2)), t])\n", "flagged"),
+])
+def test_a_binding_counts_where_it_may_be_in_force(source, expected):
+    source = "import torch\n" + source
+    rules = [rule for rule in GATED if rule.code == "TCP005"]
+    whole = lint_source(source, rules=rules, shortcuts=False)
+    assert lint_source(source, rules=rules) == whole
+    tree = ast.parse(source)
+    plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], ModuleSummary.of(tree, source))
+    assert (bool(plan.spans), bool(whole)) == {"flagged": (True, True), "parsed": (True, False), "refused": (False, False)}[
+        expected
+    ]
 
 
 # -- the shape gates ---------------------------------------------------------------
