@@ -424,6 +424,51 @@ def _written(node: ast.AST) -> list[ast.expr]:
     return []
 
 
+class AdvancedIndexWriteGate(Gate):
+    """TCP007: an expression statement ``x[index].method_(...)`` (a chain of in-place
+    calls on a subscript) where some index may be advanced: a list, a mask, a call, a
+    name bound to a list, anything that may be a tensor."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        lists = {
+            target.id
+            for node, _ in function.own_nodes
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, (ast.List, ast.ListComp))
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
+        for node, _ in function.own_nodes:
+            if not isinstance(node, ast.Expr):
+                continue
+            written = node.value
+            while (method := _method(written)) is not None and writes_in_place(method[1]):
+                written = method[0]
+            while written is not node.value and isinstance(written, ast.Subscript):
+                if any(self._may_be_advanced(index, function, lists) for index in _indices(written)):
+                    return True
+                written = written.value
+        return False
+
+    @staticmethod
+    def _may_be_advanced(index: ast.expr, function: FunctionFacts, lists: set[str]) -> bool:
+        if isinstance(index, (ast.List, ast.ListComp, ast.Call, ast.Compare)):
+            return True  # the rule judges calls and comparisons more closely
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+            return True
+        if isinstance(index, ast.Attribute) and index.attr == "indices":
+            return True
+        if isinstance(index, ast.Name) and index.id in lists:
+            return True
+        return function.could_be_tensor(index)
+
+
+def _indices(subscript: ast.Subscript) -> list[ast.expr]:
+    """The index expressions of ``x[a, b:c]`` (slices left out), tuples flattened."""
+    index = subscript.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return [part for part in parts if not isinstance(part, ast.Slice)]
+
+
 class SnapshotGate(Gate):
     """TCP008: a ``state_dict()`` of live weights stored in a name, an attribute or a
     container, with a way for it to go stale. An attribute: it is loaded back elsewhere in

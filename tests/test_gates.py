@@ -18,7 +18,7 @@ import pytest
 from flake8_tensorcopy import prefilter
 from flake8_tensorcopy.analysis.summary import ModuleSummary
 from flake8_tensorcopy.engine import AnalysisError, lint_source
-from flake8_tensorcopy.gates import AccumulationGate, ArgumentGate, DetachedWriteGate, SnapshotGate
+from flake8_tensorcopy.gates import AccumulationGate, AdvancedIndexWriteGate, ArgumentGate, DetachedWriteGate, SnapshotGate
 from flake8_tensorcopy.rules import ALL_RULES
 
 HEADER = (
@@ -109,6 +109,7 @@ def test_gates_are_declared():
         "TCP003": ArgumentGate,
         "TCP004": DetachedWriteGate,
         "TCP005": ArgumentGate,
+        "TCP007": AdvancedIndexWriteGate,
         "TCP008": SnapshotGate,
         "TCP009": AccumulationGate,
     }
@@ -294,6 +295,16 @@ NEAR_MISSES = [
     ("TCP004", "def f(x):\n    y = x.detach()\n    def g(y):\n        y.add_(1)\n", "refused"),
     ("TCP004", "import torch\ndef f():\n    y = torch.zeros(2).detach()\n    y.add_(1)\n", "refused"),
     ("TCP004", "def f(x):\n    y = x.detach()\n    z = y + 1\n    z.add_(1)\n", "refused"),
+    # TCP007: an in-place method on a copy made by advanced indexing, or on a view.
+    ("TCP007", "def f(x):\n    x[[0, 2]].zero_()\n", "flagged"),
+    ("TCP007", "import torch\ndef f(x, out: torch.Tensor):\n    mask = out < 0.5\n    x[mask].fill_(0)\n", "flagged"),
+    ("TCP007", "def f(x, out):\n    mask = out < 0.5\n    x[mask].fill_(0)\n", "refused"),
+    ("TCP007", "def f(x):\n    idx = [0, 2]\n    x.data[idx].add_(1)\n", "flagged"),
+    ("TCP007", "def f(x, s):\n    x[:, s.topk(2).indices].mul_(2).add_(1)\n", "flagged"),
+    ("TCP007", "def f(x, n):\n    for i in range(n):\n        x[i].zero_()\n        x[i, 1:].add_(1)\n", "refused"),
+    ("TCP007", "def f(x):\n    y = x[[0, 2]].add_(1)\n", "refused"),
+    ("TCP007", "def f(x, key):\n    x[key].add_(1)\n", "refused"),
+    ("TCP007", "def f(x, t):\n    x[t.argmax()].zero_()\n", "parsed"),
     # TCP008: a snapshot that can go stale, or one used at once.
     ("TCP008", "def f(model, opt, data):\n    best = model.state_dict()\n    for x in data:\n"
      "        model(x).sum().backward()\n        opt.step()\n    model.load_state_dict(best)\n", "flagged"),

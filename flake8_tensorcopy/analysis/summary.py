@@ -159,7 +159,10 @@ class ModuleSummary:
     def of(cls, tree: ast.Module, source: str | None = None) -> ModuleSummary:
         """The summary of ``tree``; with its ``source``, the import table looks only into
         blocks whose lines say ``import``."""
-        return cls(tree, ImportTable.from_ast(tree, source))
+        summary = cls(tree, ImportTable.from_ast(tree, source))
+        if source is not None and "load_state_dict" not in source:
+            summary._restored = frozenset()  # nothing is loaded back: no walk to find out
+        return summary
 
     # -- the scopes of the module --------------------------------------------------
     def _build_index(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.vocabulary import writes_in_place
+from ..gates import AdvancedIndexWriteGate
 from ..inference import first_argument, is_advanced_index, keyword_argument, method_call
 from ..rule import WS, Example, Fix, Rule, RuleDocs
 
@@ -31,6 +32,7 @@ class InplaceAdvancedIndex(Rule):
     )
     # An in-place method right after a closing bracket: ``x[m].zero_(``, ``(x[m]).zero_(``.
     triggers = (rf"\](?:[\s\\)]++|\#[^\n]*+)*+\.{WS}\w+_{WS}\(",)
+    gate = AdvancedIndexWriteGate()
     docs = RuleDocs(
         what="Flags an in-place method (`zero_`, `fill_`, `add_`, ...) called on `x[idx]` as a "
         "statement, where `idx` is evidently an advanced index: a list literal (or a name bound "
