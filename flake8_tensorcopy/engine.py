@@ -58,8 +58,11 @@ def lint_source(
     *,
     rules: Sequence[type[Rule]] | None = None,
     shortcuts: bool = True,
+    fixes: bool = True,
 ) -> list[Finding]:
     """Findings for ``source``. ``tree`` is its ``ast`` (flake8 passes the one it has).
+    Without ``fixes`` the findings are the same but their fixes may be missing or
+    judged with less context (what the flake8 plugin, which shows no fixes, asks for).
 
     ``shortcuts=False`` parses the whole file whatever the triggers say; it exists so
     that tests can prove the shortcuts lose nothing.
@@ -70,7 +73,7 @@ def lint_source(
     tree = tree if tree is not None else parse_ast(source)
     summary = ModuleSummary.of(tree, source if shortcuts else None)
     if shortcuts:
-        plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary)
+        plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary, fixes)
     else:
         plan = prefilter.whole_file_plan(source, tree)
     reasons = list(plan.skipped)
@@ -102,26 +105,32 @@ def lint_planned(
     if not plan.needs_parse:
         return []
     lines = source.split("\n")
-    # (where, its source, its line offset, the qualified name of the scope around it)
+    # (where, its source, its line offset, the qualified name of the scope around it, its rules)
     if plan.whole_file:
-        chunks = [("the whole file", source, 0, "")]
+        chunks = [("the whole file", source, 0, "", rules)]
     else:
         chunks = [
-            (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first))
+            (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first), rules)
             for first, last in plan.spans
         ]
         if plan.module_level is not None:
-            chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, ""))
+            chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, "", rules))
+        # A statement's findings need nothing around it: no scope (see Gate.statements).
+        chunks += [
+            (f"line {first}" if first == last else f"lines {first}-{last}", *_function_chunk(lines, first, last), "",
+             [rule for rule in rules if rule.code in codes])
+            for first, last, codes in plan.statements
+        ]
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
-    for where, chunk, offset, scope in chunks:
+    for where, chunk, offset, scope, chunk_rules in chunks:
         if budget is not None and (reason := budget.spend(chunk)):
             unpaid.append(where)
             refusal = reason
             continue
         try:
             with _collector_paused():
-                findings.update(_lint_chunk(chunk, offset, summary, scope, rules))
+                findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
     if unpaid:  # one entry, however many parts: the log line stays readable

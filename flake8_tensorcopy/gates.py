@@ -54,7 +54,7 @@ from .analysis.vocabulary import (
     tensor_method_info,
     writes_in_place,
 )
-from .imports import ImportTable
+from .imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, iter_statements
 
 # Every torch function the inference knows returns a tensor is qualified under this.
 _TORCH = "torch."
@@ -69,6 +69,12 @@ class Gate:
 
     def spellings(self, imports: ImportTable) -> frozenset[str] | None:
         """Words one of which a trigger match must be (see :class:`ArgumentGate`); None: any."""
+        return None
+
+    def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
+        """The simple statements of an admitted scope that hold every finding the rule can
+        make there, each judged alone (no fixes asked: they may need the scope); None when
+        the rule needs the whole scope."""
         return None
 
     def source(self) -> str:
@@ -380,6 +386,72 @@ def _appended(call: ast.Call) -> list[ast.expr]:
             values += [_unstarred(element) for element in value.elts]
         values.append(value)
     return values
+
+
+class DataWriteGate(Gate):
+    """TCP001: a write through ``.data``: an in-place method on ``E.data`` (or an item of
+    it), ``.data`` handed first or as ``out=`` to a call, an assignment to ``E.data`` or its
+    items, an augmented one. All but ``E.data = v`` and ``E.data += v`` are judged on the
+    statement alone, so the flake8 plugin parses those statements, not their function."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        return any(_writes_through_data(node) for node, _ in function.own_nodes)
+
+    def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
+        scope = function.scope
+        body = scope if isinstance(scope, ast.Module) else ast.Module(body=scope.body, type_ignores=[])
+        found = []
+        for statement in iter_statements(body, into=lambda s: not isinstance(s, FUNCTION_DEFS)):
+            if isinstance(statement, FUNCTION_DEFS):
+                continue
+            writes = [node for node in _statement_nodes(statement) if _writes_through_data(node)]
+            if not writes:
+                continue
+            if isinstance(statement, COMPOUND_STATEMENTS) or any(map(_needs_the_receiver, writes)):
+                return None  # in a header (judged with its body), or the receiver must be a tensor
+            found.append(statement)
+        return found
+
+
+def _writes_through_data(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        method = _method(node)
+        if method is not None and writes_in_place(method[1]) and _through_data(method[0]):
+            return True
+        first = next((a for a in node.args if not isinstance(a, ast.Starred)), None)
+        out = next((k.value for k in node.keywords if k.arg == "out"), None)
+        return any(_is_data(argument) for argument in (first, out) if argument is not None)
+    if isinstance(node, ast.Assign):
+        return any(_through_data(target) for target in node.targets)
+    if isinstance(node, ast.AugAssign):
+        return _through_data(node.target)
+    return False
+
+
+def _needs_the_receiver(write: ast.AST) -> bool:
+    """``E.data = v``, ``E.data += v``: flagged only when ``E`` is known to be a tensor."""
+    if isinstance(write, ast.Assign):
+        return any(_is_data(target) for target in write.targets)
+    return isinstance(write, ast.AugAssign) and _is_data(write.target)
+
+
+def _is_data(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "data"
+
+
+def _through_data(node: ast.expr) -> bool:
+    """``E.data`` or ``E.data[...]``, any depth of indexing."""
+    return _is_data(_container(node))
+
+
+def _statement_nodes(statement: ast.stmt) -> list[ast.AST]:
+    """The nodes of ``statement`` outside the statements nested in it (a compound one's header)."""
+    nodes, stack = [], [statement]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
+    return nodes
 
 
 class DetachedWriteGate(Gate):

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # The statements that hold other statements; any other one is a leaf.
-_COMPOUND = (
+COMPOUND_STATEMENTS = (
     *FUNCTION_DEFS, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
     ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
 )
@@ -33,7 +33,7 @@ def iter_statements(tree: ast.Module, into: Callable[[ast.stmt], bool] | None = 
     while stack:
         statement = stack.pop()
         yield statement
-        if isinstance(statement, _COMPOUND) and (into is None or into(statement)):
+        if isinstance(statement, COMPOUND_STATEMENTS) and (into is None or into(statement)):
             for block in reversed(list(child_blocks(statement))):
                 stack.extend(reversed(block))
 

@@ -205,44 +205,52 @@ class Plan:
     ``module_level``: parse the module with its functions taken out: each
     (first, last, stand_in) is an outermost function whose lines become one
     ``name = None`` line (the binding the ``def`` made) and blank lines.
+    ``statements``: (first, last, codes) of single statements that only the rules
+    ``codes`` need, each parsed alone for them (see ``Gate.statements``; never when
+    fixes are wanted).
     ``skipped``: why parts that could hold a finding are not parsed (see ``limits``).
     """
 
     whole_file: bool
     spans: tuple[tuple[int, int], ...] = ()
     module_level: tuple[tuple[int, int, str], ...] | None = None
+    statements: tuple[tuple[int, int, frozenset[str]], ...] = ()
     skipped: tuple[str, ...] = ()
 
     @property
     def needs_parse(self) -> bool:
-        return self.whole_file or bool(self.spans) or self.module_level is not None
+        return self.whole_file or bool(self.spans) or self.module_level is not None or bool(self.statements)
 
 
 WHOLE_FILE = Plan(whole_file=True)
 NOTHING = Plan(whole_file=False)
 
 
-def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary) -> Plan:
+def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixes: bool = True) -> Plan:
     """The parts of ``source`` that can hold a finding of one of ``rules``; ``summary``
-    is that of the file's ``ast`` tree."""
+    is that of the file's ``ast`` tree. Without ``fixes`` (the flake8 plugin shows
+    none), a rule whose gate can name the statements that hold its findings gets those
+    parsed instead of their function."""
     source = normalise_newlines(source)
     tree, imports = summary.tree, summary.imports
-    triggered = [(rule.gate, rule.patterns(imports)) for rule in rules]
+    triggered = [(rule.code, rule.gate, rule.patterns(imports)) for rule in rules]
     # Triggers skip comments, so they match the raw text wherever they match the
     # blanked one: most files are done before paying for the blanking.
-    triggered = [(gate, p) for gate, p in triggered if all(pattern.search(source) for pattern in p)]
-    triggered.sort(key=lambda rule: rule[0] is not None)  # a gate is moot where another rule parses
+    triggered = [rule for rule in triggered if all(pattern.search(source) for pattern in rule[2])]
+    triggered.sort(key=lambda rule: rule[1] is not None)  # a gate is moot where another rule parses
     if not triggered:
         return NOTHING
     text = blank_comments_and_strings(source)
     index = _LineIndex(text)
     locator = _FunctionLocator(tree)
     functions: dict[tuple[int, int], ast.stmt] = {}
+    statements: dict[int, tuple[ast.stmt, set[str]]] = {}  # id() -> a statement, the rules it is parsed for
+    lines = source.split("\n")
     facts: dict[int, FunctionFacts] = {}  # id(scope) -> facts, shared by the gates
     module_level = False
-    for gate, (primary, *secondary) in triggered:
+    for code, gate, (primary, *secondary) in triggered:
         callees = gate.spellings(imports) if gate else None
-        refused: set[int] = set()  # id() of the scopes this rule's gate refused
+        judged: set[int] = set()  # id() of the scopes this rule's gate refused or cut to statements
         position = 0
         while match := primary.search(text, position):
             position = match.end()
@@ -250,21 +258,26 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary) -> P
                 continue
             function = locator.innermost_function(index.line_of(match.start()))
             scope = tree if function is None else function
-            if id(scope) in refused:
+            if id(scope) in judged:
                 continue
             if function is None:
-                if all(p.search(text) for p in secondary):
-                    if gate is None or _admits(gate, facts, tree, summary):
-                        module_level = True
-                    else:
-                        refused.add(id(tree))
+                if module_level or not all(p.search(text) for p in secondary):
+                    continue
+                verdict = True if gate is None else _verdict(gate, facts, tree, summary, fixes, lines)
+                if verdict is True:
+                    module_level = True
+                else:
+                    judged.add(id(tree))
+                    _add_statements(statements, verdict, code)
                 continue
             span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
             if span not in functions and all(p.search(text, start, end) for p in secondary):
-                if gate is not None and not _admits(gate, facts, function, summary):
+                verdict = True if gate is None else _verdict(gate, facts, function, summary, fixes, lines)
+                if verdict is not True:
                     # The gate judged this scope only, not the functions nested in it.
-                    refused.add(id(function))
+                    judged.add(id(function))
+                    _add_statements(statements, verdict, code)
                     continue
                 functions[span] = function
             # Chosen, or a secondary trigger is missing from all of its text: done with it.
@@ -282,7 +295,46 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary) -> P
         stand_ins, reason = _module_level(source, tree, index)
         if reason:
             skipped.append(f"module-level code: {reason}")
-    return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, skipped=tuple(skipped))
+    alone = _statements_alone(statements, spans, module_level, locator, index, skipped)
+    return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, statements=alone, skipped=tuple(skipped))
+
+
+def _verdict(gate: Gate, cache: dict[int, FunctionFacts], scope: ast.AST, summary: ModuleSummary, fixes: bool,
+             lines: list[str]) -> bool | list[ast.stmt]:
+    """True: parse the scope; else the statements to parse alone (none: the gate refused)."""
+    if not _admits(gate, cache, scope, summary):
+        return []
+    if fixes:
+        return True
+    alone = gate.statements(cache[id(scope)])
+    # A statement after a header on its line (``else: x.data.zero_()``) is no code alone.
+    if alone is None or not all(lines[s.lineno - 1][: s.col_offset].strip() == "" for s in alone):
+        return True
+    return alone
+
+
+def _add_statements(statements: dict[int, tuple[ast.stmt, set[str]]], found: list[ast.stmt], code: str) -> None:
+    for statement in found:
+        statements.setdefault(id(statement), (statement, set()))[1].add(code)
+
+
+def _statements_alone(statements, spans, module_level, locator, index, skipped):
+    """The statements to parse alone, (first, last, codes): those that no parsed function
+    nor the parsed module-level code holds (two on one line make one chunk)."""
+    alone: dict[tuple[int, int], set[str]] = {}
+    for statement, codes in statements.values():
+        first, last = statement.lineno, statement.end_lineno
+        if any(start <= first and last <= end for start, end in spans):
+            continue
+        if module_level and locator.innermost_function(first) is None:
+            continue
+        size = index.offset_of_line(last + 1) - index.offset_of_line(first)
+        reason = unparsable_reason(statements_of(statement), size)
+        if reason:
+            skipped.append(f"lines {first}-{last}: {reason}")
+        else:
+            alone.setdefault((first, last), set()).update(codes)
+    return tuple((first, last, frozenset(codes)) for (first, last), codes in sorted(alone.items()))
 
 
 def _identifier_at(text: str, offset: int) -> str:

@@ -18,7 +18,7 @@ import pytest
 from flake8_tensorcopy import prefilter
 from flake8_tensorcopy.analysis.summary import ModuleSummary
 from flake8_tensorcopy.engine import AnalysisError, lint_source
-from flake8_tensorcopy.gates import AccumulationGate, AdvancedIndexWriteGate, ArgumentGate, DetachedWriteGate, SnapshotGate
+from flake8_tensorcopy.gates import AccumulationGate, AdvancedIndexWriteGate, ArgumentGate, DataWriteGate, DetachedWriteGate, SnapshotGate
 from flake8_tensorcopy.rules import ALL_RULES
 
 HEADER = (
@@ -106,6 +106,7 @@ GATED = [rule for rule in ALL_RULES if isinstance(rule.gate, ArgumentGate)]
 
 def test_gates_are_declared():
     assert {rule.code: type(rule.gate) for rule in ALL_RULES if rule.gate is not None} == {
+        "TCP001": DataWriteGate,
         "TCP003": ArgumentGate,
         "TCP004": DetachedWriteGate,
         "TCP005": ArgumentGate,
@@ -361,3 +362,29 @@ def test_shape_gates_refuse_only_what_cannot_be_flagged(code, source, expected):
     parsed = any(start <= function.lineno <= end for start, end in plan.spans)
     flagged = any(function.lineno <= f.line <= function.end_lineno for f in whole)
     assert {"flagged": (True, True), "parsed": (True, False), "refused": (False, False)}[expected] == (parsed, flagged)
+
+
+# -- statements alone (the flake8 plugin, which shows no fixes) ----------------------
+@pytest.mark.parametrize("source, alone", [
+    ("def f(m, lr):\n    for p in m.parameters():\n        p.data.add_(-lr * p.grad)\n"
+     "        p.data[0] = 1; n = 2\n        torch.nn.init.zeros_(p.data)\n", [(3, 3), (4, 4), (5, 5)]),
+    ("def f(w, v):\n    w.data.zero_()\n    w.data = v\n", None),  # `.data =`: w must be a tensor
+    ("def f(w: torch.Tensor):\n    w.data += 1\n", None),
+    ("def f(w):\n    if w.data.add_(1).sum() > 0:\n        pass\n", None),  # in a header
+    ("def f(w, c):\n    if c:\n        pass\n    else: w.data.zero_()\n", None),  # not code alone
+    ("def f(w):\n    def g():\n        return 1\n    w.data.zero_()\n", [(4, 4)]),
+    ("x = torch.zeros(2)\nx.data.zero_()\n", [(2, 2)]),  # module level
+    ("class A:\n    w = torch.zeros(2)\n    w.data[0] = 1\n", [(3, 3)]),
+])
+def test_the_plugin_parses_writes_through_data_alone(source, alone):
+    source = "import torch\n" + source
+    rules = [rule for rule in ALL_RULES if rule.code == "TCP001"]
+    tree = ast.parse(source)
+    plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], ModuleSummary.of(tree, source), fixes=False)
+    if alone is None:
+        assert plan.statements == () and (plan.spans or plan.module_level is not None)
+    else:
+        assert [(first - 1, last - 1) for first, last, _ in plan.statements] == alone
+        assert plan.spans == () and plan.module_level is None
+    whole = lint_source(source, rules=rules, shortcuts=False)
+    assert whole and lint_source(source, rules=rules, fixes=False) == whole

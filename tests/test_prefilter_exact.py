@@ -73,12 +73,14 @@ def findings_both_ways(source: str):
     except (SyntaxError, ValueError, RecursionError):
         return None, None
     outcomes = []
-    for shortcuts in (True, False):
+    # (shortcuts, fixes): the CLI's plan, the flake8 plugin's (statements alone), no plan
+    for shortcuts, fixes in ((True, True), (True, False), (False, True)):
         try:
-            outcomes.append(lint_source(source, tree, rules=ALL_RULES, shortcuts=shortcuts))
+            outcomes.append(lint_source(source, tree, rules=ALL_RULES, shortcuts=shortcuts, fixes=fixes))
         except AnalysisError as error:
             outcomes.append(("not analysed", error.findings))
-    return outcomes
+    cli, plugin, whole = outcomes
+    return (cli if cli == plugin else (cli, plugin)), whole
 
 
 CORPUS = sorted((ROOT / "fixtures").glob("tcp*.py")) + sample(torch_sources(), SAMPLE_LINES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..gates import PARAMETER_ATTRIBUTES
+from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate
 from ..analysis.vocabulary import writes_in_place
 from ..inference import first_argument, keyword_argument, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
@@ -31,6 +31,7 @@ class DataMutation(Rule):
     name = "data-mutation"
     message = _INPLACE_MESSAGE
     triggers = (rf"\.data{WS}(?:\.{WS}\w*[A-Za-z0-9]_{WS}\(|\[|=|[-+*/%@&|^<>]+=|[,)])",)
+    gate = DataWriteGate()
     docs = RuleDocs(
         what="Flags writes through `.data`: in-place methods on it, assignments to it or "
         "its items, and `.data` handed to in-place functions such as `nn.init.normal_` or `out=`.",
