@@ -47,6 +47,7 @@ TRIVIA = (
     cst.ParamStar,
     cst.ParamSlash,
 )
+_TRIVIA_SET = frozenset(TRIVIA)
 
 # A hook as the walk calls it: (which visitor, the function of its class).
 Hook = tuple[int, Callable[[cst.BatchableCSTVisitor, cst.CSTNode], None]]
@@ -143,9 +144,12 @@ def _plans_for(visitor_classes: tuple[type, ...]) -> dict[type, _NodePlan]:
 
 @functools.cache
 def _is_code(kind: type) -> bool:
-    """A node type the walk enters: any node but trivia (a cached ``issubclass``: LibCST's
-    base classes are ABCs, and ``isinstance`` against them is slow)."""
-    return issubclass(kind, cst.CSTNode) and not issubclass(kind, TRIVIA)
+    """A node type the walk enters: any node but trivia. Read off the class's MRO:
+    ``issubclass`` against LibCST's abstract base classes would fill the ABCs' caches
+    with every type ever asked about (3 MiB on a large run)."""
+    bases = kind.__mro__
+    return cst.CSTNode in bases and not any(base in _TRIVIA_SET for base in bases)
+
 
 
 @functools.cache
@@ -218,7 +222,7 @@ def _code_fields(kind: type) -> frozenset[str]:
 
 def _may_hold_code(hint: object) -> bool:
     if isinstance(hint, type):  # str, None, MaybeSentinel: never a node
-        return issubclass(hint, cst.CSTNode) and not issubclass(hint, TRIVIA)
+        return _is_code(hint)
     origin = typing.get_origin(hint)
     if origin is typing.Literal:
         return False
