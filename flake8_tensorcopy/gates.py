@@ -9,9 +9,11 @@ inference *could* judge a tensor? If not, the function is not parsed with LibCST
 that rule.
 
 Rules whose finding needs a shape rather than a tensor argument have gates of their
-own (:class:`DetachedWriteGate`, :class:`SnapshotGate`, :class:`AccumulationGate`):
-each asks, of the scope's own nodes, the rule's question with every judgement the
-``ast`` cannot make answered yes.
+own (:class:`DataWriteGate`, :class:`DetachedWriteGate`, :class:`AdvancedIndexWriteGate`,
+:class:`SnapshotGate`, :class:`AccumulationGate`): each asks, of the scope's own nodes,
+the rule's question with every judgement the ``ast`` cannot make answered yes. A gate
+may also name the statements that alone hold every finding its rule can make in a
+scope (:meth:`Gate.statements`); where no fixes are wanted, those are parsed instead.
 
 The argument gate over-approximates ``Inference.info``: wherever the inference could find
 evidence, the gate answers yes. A name counts when the scope binds it anywhere (in any
