@@ -3,16 +3,13 @@
 Everything here runs without the corpus mirrors and without a network, except the last
 test, which runs `corpus.py check` when the mirrors are there and skips otherwise.
 
-The bench modules import each other by flat, generic names (`corpus`, `labels`, `score`...),
-so they are imported once, here, with bench/accuracy on sys.path, and used under `acc_*`
-aliases; an import that resolves anywhere else fails loudly instead of testing the wrong file.
+The bench modules are imported once (tests/bench_modules.py) and used under aliases.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import importlib
 import os
 import re
 import shutil
@@ -22,29 +19,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from bench_modules import import_bench_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "accuracy"
 BENCH_MODULES = ("statements", "corpus", "labels", "findings", "shapes", "score")
 
 
-def _import_bench() -> dict:
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))  # flake8_tensorcopy, for findings.py
-    sys.path.insert(0, str(BENCH))
-    try:
-        modules = {name: importlib.import_module(name) for name in BENCH_MODULES}
-    finally:
-        sys.path.remove(str(BENCH))
-    for name, module in modules.items():
-        where = Path(getattr(module, "__file__", "") or "").resolve()
-        if where != BENCH / f"{name}.py":
-            raise ImportError(f"`import {name}` gave {where}, not {BENCH / f'{name}.py'}: another module of "
-                              "that name was imported first or shadows it")
-    return modules
-
-
-_BENCH = _import_bench()
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # flake8_tensorcopy, for findings.py
+_BENCH = import_bench_modules(BENCH, BENCH_MODULES)
 acc_statements = _BENCH["statements"]
 acc_corpus = _BENCH["corpus"]
 acc_labels = _BENCH["labels"]

@@ -4,42 +4,26 @@ Nothing here times flake8, builds a venv or reads the corpus mirrors: the corpor
 fake trees in tmp_path, the application corpus's export is a fake function (or, once,
 corpus.py pointed at an empty mirrors folder), and the report is fed runs made up here.
 
-The bench modules import each other by flat, generic names (`run`, `report`, `venvs`...), so
-they are imported once, here, with bench/ on sys.path, and used under `bench_*` aliases; an
-import that resolves anywhere else fails loudly instead of testing the wrong file.
+The bench modules are imported once (tests/bench_modules.py) and used under aliases.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bench_modules import import_bench_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 BENCH_MODULES = ("corpus_files", "flake8_runs", "process_stats", "report", "run")
 
 
-def _import_bench() -> dict:
-    sys.path.insert(0, str(BENCH))
-    try:
-        modules = {name: importlib.import_module(name) for name in BENCH_MODULES}
-    finally:
-        sys.path.remove(str(BENCH))
-    for name, module in modules.items():
-        where = Path(getattr(module, "__file__", "") or "").resolve()
-        if where != BENCH / f"{name}.py":
-            raise ImportError(f"`import {name}` gave {where}, not {BENCH / f'{name}.py'}: another module of "
-                              "that name was imported first or shadows it")
-    return modules
-
-
-_BENCH = _import_bench()
+_BENCH = import_bench_modules(BENCH, BENCH_MODULES)
 bench_corpus = _BENCH["corpus_files"]
 bench_runs = _BENCH["flake8_runs"]
 bench_stats = _BENCH["process_stats"]
