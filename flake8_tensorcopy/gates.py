@@ -40,13 +40,14 @@ from .analysis.vocabulary import (
     DICT_COPIES,
     GRAPH_PRESERVING,
     NAMED_PARAMETER_ITERATORS,
+    NOT_TENSOR_NAMES,
     PARAMETER_ATTRIBUTES,
     PARAMETER_ITERATORS,
     PLAIN_BUILTINS,
     PLAIN_MODULES,
     SAVING,
-    TENSOR_ATTRIBUTES,
     TENSOR,
+    TENSOR_ATTRIBUTES,
     TRAINING_METHODS,
     VIEW_METHODS,
     TensorInfo,
@@ -392,17 +393,27 @@ def _appended(call: ast.Call) -> list[ast.expr]:
 
 class DataWriteGate(Gate):
     """TCP001: a write through ``.data``: an in-place method on ``E.data`` (or an item of
-    it), ``.data`` handed first or as ``out=`` to a call, an assignment to ``E.data`` or its
-    items, an augmented one. All but ``E.data = v`` and ``E.data += v`` are judged on the
-    statement alone, so the flake8 plugin parses those statements, not their function."""
+    it), ``E.data`` handed first to an in-place ``torch`` function or as ``out=``, an
+    assignment to ``E.data`` or its items, an augmented one; ``E`` not a plain object
+    (``self``, ``args``, a literal). All but ``E.data = v`` and ``E.data += v`` are judged
+    on the statement alone, so the flake8 plugin parses those statements, not their
+    function; those two need ``E`` known as a tensor."""
 
     def admits(self, function: FunctionFacts) -> bool:
-        return any(_writes_through_data(node) for node, _ in function.own_nodes)
+        return any(_writes_through_data(node, function.imports) for node, _ in function.own_nodes)
 
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
-        writes = [node for node, _ in function.own_nodes if _writes_through_data(node)]
-        if any(map(_needs_the_receiver, writes)):
-            return None  # the receiver must be known as a tensor: that takes the scope
+        writes = []
+        for node, _ in function.own_nodes:
+            if not _writes_through_data(node, function.imports):
+                continue
+            receivers = _assigned_receivers(node)
+            if any(function.could_be_tensor(receiver) for receiver in receivers if not _parameter(receiver)):
+                return None  # flagged only if the scope's bindings show a tensor
+            if not receivers or any(map(_parameter, receivers)) or not isinstance(node, (ast.Assign, ast.AugAssign)):
+                writes.append(node)
+            elif isinstance(node, ast.Assign) and any(_through_data(t) and not _is_data(t) for t in node.targets):
+                writes.append(node)  # an item assignment beside it
         scope = function.scope
         body = scope if isinstance(scope, ast.Module) else ast.Module(body=scope.body, type_ignores=[])
         statements = [s for s in iter_statements(body, into=_not_a_function) if not isinstance(s, FUNCTION_DEFS)]
@@ -419,6 +430,59 @@ class DataWriteGate(Gate):
         return list(found.values())
 
 
+def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
+    if isinstance(node, ast.Call):
+        method = _method(node)
+        if method is not None and writes_in_place(method[1]) and _through_data(method[0]):
+            return True
+        qualified = imports.qualify_expression(node.func) or ""
+        first = next((a for a in node.args if not isinstance(a, ast.Starred)), None)
+        if qualified.startswith("torch.") and writes_in_place(qualified.rpartition(".")[2]) and first is not None:
+            if _is_data(first):
+                return True
+        return any(k.arg == "out" and _is_data(k.value) for k in node.keywords)
+    if isinstance(node, ast.Assign):
+        return any(_through_data(target) for target in node.targets)
+    if isinstance(node, ast.AugAssign):
+        return _through_data(node.target)
+    return False
+
+
+def _assigned_receivers(write: ast.AST) -> list[ast.expr]:
+    """``E`` of ``E.data = v`` and ``E.data += v``: flagged only when ``E`` is a tensor."""
+    targets = write.targets if isinstance(write, ast.Assign) else [write.target] if isinstance(write, ast.AugAssign) else []
+    return [target.value for target in targets if _is_data(target)]
+
+
+def _parameter(receiver: ast.expr) -> bool:
+    """``m.weight``: evidently a tensor, whatever the bindings."""
+    return isinstance(receiver, ast.Attribute) and receiver.attr in PARAMETER_ATTRIBUTES
+
+
+def _is_data(node: ast.expr) -> bool:
+    """``E.data`` where ``E`` is not evidently something other than a tensor."""
+    return isinstance(node, ast.Attribute) and node.attr == "data" and not _plain_object(node.value)
+
+
+def _through_data(node: ast.expr) -> bool:
+    """``E.data`` or ``E.data[...]``, any depth of indexing; not with a string key."""
+    while isinstance(node, ast.Subscript):
+        index = node.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if any(isinstance(part, ast.JoinedStr) or (isinstance(part, ast.Constant) and isinstance(part.value, str)) for part in parts):
+            return False
+        node = node.value
+    return _is_data(node)
+
+
+def _plain_object(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in NOT_TENSOR_NAMES
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (str, bytes, int, float)
+    return isinstance(node, (ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.JoinedStr))
+
+
 def _not_a_function(statement: ast.stmt) -> bool:
     return not isinstance(statement, FUNCTION_DEFS)
 
@@ -429,37 +493,6 @@ def _position(node: ast.AST) -> tuple[int, int]:
 
 def _end(node: ast.AST) -> tuple[int, int]:
     return node.end_lineno, node.end_col_offset
-
-
-def _writes_through_data(node: ast.AST) -> bool:
-    if isinstance(node, ast.Call):
-        method = _method(node)
-        if method is not None and writes_in_place(method[1]) and _through_data(method[0]):
-            return True
-        first = next((a for a in node.args if not isinstance(a, ast.Starred)), None)
-        out = next((k.value for k in node.keywords if k.arg == "out"), None)
-        return any(_is_data(argument) for argument in (first, out) if argument is not None)
-    if isinstance(node, ast.Assign):
-        return any(_through_data(target) for target in node.targets)
-    if isinstance(node, ast.AugAssign):
-        return _through_data(node.target)
-    return False
-
-
-def _needs_the_receiver(write: ast.AST) -> bool:
-    """``E.data = v``, ``E.data += v``: flagged only when ``E`` is known to be a tensor."""
-    if isinstance(write, ast.Assign):
-        return any(_is_data(target) for target in write.targets)
-    return isinstance(write, ast.AugAssign) and _is_data(write.target)
-
-
-def _is_data(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "data"
-
-
-def _through_data(node: ast.expr) -> bool:
-    """``E.data`` or ``E.data[...]``, any depth of indexing."""
-    return _is_data(_container(node))
 
 
 class DetachedWriteGate(Gate):

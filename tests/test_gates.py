@@ -368,7 +368,11 @@ def test_shape_gates_refuse_only_what_cannot_be_flagged(code, source, expected):
 @pytest.mark.parametrize("source, alone", [
     ("def f(m, lr):\n    for p in m.parameters():\n        p.data.add_(-lr * p.grad)\n"
      "        p.data[0] = 1; n = 2\n        torch.nn.init.zeros_(p.data)\n", [(3, 3), (4, 4), (5, 5)]),
-    ("def f(w, v):\n    w.data.zero_()\n    w.data = v\n", None),  # `.data =`: w must be a tensor
+    ("def f(w: torch.Tensor, v):\n    w.data.zero_()\n    w.data = v\n", None),  # `.data =`: is w a tensor?
+    ("def f(w, v):\n    w.data.zero_()\n    w.data = v\n", [(2, 2)]),  # w is no known tensor: never flagged
+    ("def f(m, v):\n    m.weight.data = v\n", [(2, 2)]),  # a parameter whatever the bindings
+    ("def f(self, opt):\n    self.data = opt.data\n    with open(opt.data) as f:\n        pass\n"
+     "    torch.nn.init.zeros_(self.w.data)\n", [(5, 5)]),  # plain objects' .data
     ("def f(w: torch.Tensor):\n    w.data += 1\n", None),
     ("def f(w):\n    if w.data.add_(1).sum() > 0:\n        pass\n", None),  # in a header
     ("def f(w, c):\n    if c:\n        pass\n    else: w.data.zero_()\n", None),  # not code alone

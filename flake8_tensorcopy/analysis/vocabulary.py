@@ -116,6 +116,14 @@ def writes_in_place(method: str) -> bool:
     return is_inplace_method(method) and method not in _NON_WRITING_INPLACE
 
 
+# -- writes through .data (TCP001 and its gate) -----------------------------------
+# Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
+# (``self.data`` in a Dataset, ``args.data`` from argparse).
+NOT_TENSOR_NAMES = frozenset(
+    {"self", "cls", "args", "opt", "opts", "options", "config", "cfg", "conf", "hparams", "settings"}
+)
+
+
 # -- losses and graphs (TCP009 and its gate) ---------------------------------------
 # Callees whose result is a loss, judged by the name they are called by.
 LOSS_NAMES = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "lossfn"})

@@ -5,15 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate
-from ..analysis.vocabulary import writes_in_place
+from ..analysis.vocabulary import NOT_TENSOR_NAMES, writes_in_place
 from ..inference import first_argument, keyword_argument, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
-# Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
-# (``self.data`` in a Dataset, ``args.data`` from argparse).
-_NOT_TENSOR_NAMES = frozenset(
-    {"self", "cls", "args", "opt", "opts", "options", "config", "cfg", "conf", "hparams", "settings"}
-)
 _LITERALS = (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.BaseString, cst.Integer, cst.Float, cst.ListComp, cst.DictComp)
 
 _INPLACE_MESSAGE = (
@@ -306,4 +301,4 @@ def _through_data(node: cst.BaseExpression) -> bool:
 
 
 def _plain_object(node: cst.BaseExpression) -> bool:
-    return (isinstance(node, cst.Name) and node.value in _NOT_TENSOR_NAMES) or isinstance(node, _LITERALS)
+    return (isinstance(node, cst.Name) and node.value in NOT_TENSOR_NAMES) or isinstance(node, _LITERALS)
