@@ -199,8 +199,9 @@ class FunctionFacts:
     def own_nodes(self) -> list[tuple[ast.AST, tuple[ast.AST, ...]]]:
         """Every node of the scope's own code, with the ``for``/``while`` loops of the scope
         that hold it (their headers included; the innermost last), in no particular order.
-        Lambdas, comprehensions and class bodies count as the scope's own code, as they do
-        for the rules' frames; nested functions (their decorators and defaults too) do not."""
+        Lambdas, comprehensions, class bodies and a function's own decorators, defaults and
+        annotations count as the scope's own code, as they do for the rules' frames; nested
+        functions (theirs too) do not."""
         return [(node, loops) for node, loops, _ in self._walk]
 
     @functools.cached_property
@@ -211,7 +212,13 @@ class FunctionFacts:
     @functools.cached_property
     def _walk(self) -> list[tuple[ast.AST, tuple[ast.AST, ...], bool]]:
         nodes = []
-        stack: list[tuple[ast.AST, tuple[ast.AST, ...], bool]] = [(node, (), False) for node in self.scope.body]
+        scope = self.scope
+        # A function's decorators, defaults and annotations belong to its rules' frames
+        # (LibCST visits them inside the def), and to no enclosing scope's walk here.
+        header = [*scope.decorator_list, scope.args, scope.returns] if isinstance(scope, FUNCTION_DEFS) else []
+        stack: list[tuple[ast.AST, tuple[ast.AST, ...], bool]] = [
+            (node, (), False) for node in (*scope.body, *header) if node is not None
+        ]
         while stack:
             node, loops, branched = stack.pop()
             kind = type(node)
