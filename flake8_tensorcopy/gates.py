@@ -174,9 +174,10 @@ class FunctionFacts:
     def facts(self) -> ScopeFacts:
         return self.summary.facts(self.scope)
 
-    @property
+    @functools.cached_property
     def calls(self) -> list[ast.Call]:
-        return self.facts.calls
+        """Every call of the scope's own code (its header included, see :attr:`own_nodes`)."""
+        return [node for node, _ in self.own_nodes if isinstance(node, ast.Call)]
 
     @property
     def evidenced(self) -> set[str]:

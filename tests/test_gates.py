@@ -247,6 +247,8 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     # ... unless a loop holds both: the next iteration reads it (the rule does not follow it).
     ("def f(xs):\n    t = None\n    for x in xs:\n        if t is not None:\n            y = torch.tensor(t)\n"
      "        t = torch.ones(2)\n", "parsed"),
+    # In a nested def's default: the gate judges it with that def, as the rule's scopes do.
+    ("T = torch.ones(2)\ndef f():\n    def g(x=torch.tensor(T)):\n        return x\n    return g\n", "flagged"),
     # A walrus in the call's own arguments.
     ("def f(m):\n    return torch.tensor([(t := torch.ones(2)), t])\n", "flagged"),
 ])
