@@ -206,6 +206,23 @@ class FunctionFacts:
         return [(node, loops) for node, loops, _ in self._walk]
 
     @functools.cached_property
+    def plain_bindings(self) -> dict[str, list[ast.expr]]:
+        """What the scope's own code binds each plain name to (``x = v``, ``x: T = v``,
+        ``(x := v)``), in no particular order."""
+        bindings: dict[str, list[ast.expr]] = {}
+        for node, _ in self.own_nodes:
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+                targets = [node.target]
+            else:
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bindings.setdefault(target.id, []).append(node.value)
+        return bindings
+
+    @functools.cached_property
     def branched(self) -> set[int]:
         """id() of the scope's own nodes that an ``if`` statement holds (its test included)."""
         return {id(node) for node, _, branched in self._walk if branched}
@@ -445,7 +462,7 @@ def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
             return True
         qualified = imports.qualify_expression(node.func) or ""
         first = next((a for a in node.args if not isinstance(a, ast.Starred)), None)
-        if qualified.startswith("torch.") and writes_in_place(qualified.rpartition(".")[2]) and first is not None:
+        if qualified.startswith(_TORCH) and writes_in_place(qualified.rpartition(".")[2]) and first is not None:
             if _is_data(first):
                 return True
         return any(k.arg == "out" and _is_data(k.value) for k in node.keywords)
@@ -510,11 +527,9 @@ class DetachedWriteGate(Gate):
     def admits(self, function: FunctionFacts) -> bool:
         nodes = function.own_nodes
         detached = {
-            target.id
-            for node, _ in nodes
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Name) and self._detached_view(node.value, set())
+            name
+            for name, values in function.plain_bindings.items()
+            if any(self._detached_view(value, set()) for value in values)
         }
         return any(self._detached_view(written, detached) for node, _ in nodes for written in _written(node))
 
@@ -552,11 +567,9 @@ class AdvancedIndexWriteGate(Gate):
 
     def admits(self, function: FunctionFacts) -> bool:
         lists = {
-            target.id
-            for node, _ in function.own_nodes
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, (ast.List, ast.ListComp))
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Name)
+            name
+            for name, values in function.plain_bindings.items()
+            if any(isinstance(value, (ast.List, ast.ListComp)) for value in values)
         }
         for node, _ in function.own_nodes:
             if not isinstance(node, ast.Expr):
@@ -734,7 +747,7 @@ class AccumulationGate(Gate):
             return False
         calls = [(node, loops) for node, loops in nodes if isinstance(node, ast.Call)]
         backward = [(_backpropagated(call), loops) for call, loops in calls if _callee(call) in BACKWARD_CALLEES]
-        feeds = _feeds(nodes)
+        feeds = function.plain_bindings
         for value, loop, (loss, named) in accumulations:
             if named and any(loop in loops and keys & _built_from(value, feeds) for keys, loops in backward):
                 return True
@@ -807,22 +820,6 @@ def _backpropagated(call: ast.Call) -> set[str]:
     if method is not None and method[1] == "backward":
         parts.append(method[0])
     return {name for part in parts for name in _dotted_names(part)}
-
-
-def _feeds(nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> dict[str, list[ast.expr]]:
-    """What the scope binds each plain name to (``x = v``, ``x: T = v``, ``(x := v)``)."""
-    feeds: dict[str, list[ast.expr]] = {}
-    for node, _ in nodes:
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-            targets = [node.target]
-        else:
-            continue
-        for target in targets:
-            if isinstance(target, ast.Name):
-                feeds.setdefault(target.id, []).append(node.value)
-    return feeds
 
 
 def _built_from(value: ast.expr, feeds: dict[str, list[ast.expr]]) -> set[str]:
