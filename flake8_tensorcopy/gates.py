@@ -633,6 +633,8 @@ class SnapshotGate(Gate):
             (method := _method(call)) is not None and writes_in_place(method[1]) for call in calls
         )
         reads = _read_names(nodes, calls)
+        if len({key for (kind, key), _ in holders if kind == "name"} & reads) > 1:
+            return True  # two snapshots read together: maybe compared (always equal)
         for (kind, key), repeated in holders:
             if repeated and (trains or loads) and (kind == "attr" or key in reads):
                 return True

@@ -13,6 +13,13 @@ from ..rule import WS, Example, Fix, Rule, RuleDocs, module_reference
 
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _METRIC_FLAGS = ("best", "improv")
+# Calls that compare what they are given: torch.equal, torch.allclose, assertEqual, ...
+_COMPARING = ("equal", "close", "assert", "same", "compare")
+_COMPARED = (
+    "state_dict() tensors share memory with the live parameters: this snapshot and the later "
+    "state_dict() hold the same tensors, so comparing them never shows a change; keep "
+    "copy.deepcopy(model.state_dict())"
+)
 
 
 @dataclass
@@ -22,6 +29,7 @@ class _Candidate:
     position: int
     loop: cst.CSTNode | None  # the innermost loop of the function around the store
     in_branch: bool  # under an `if` that compares metrics
+    module: str | None  # whose state_dict: "model", "model[1]" (None: not a plain reference)
 
 
 @dataclass
@@ -36,6 +44,9 @@ class _Frame:
     loaded: list[tuple[str, int]] = field(default_factory=list)  # load_state_dict(holder)
     loop_spans: dict[int, tuple[int, int]] = field(default_factory=dict)
     branches: list[bool] = field(default_factory=list)
+    bound: dict[str, list[int]] = field(default_factory=dict)  # every binding of a name
+    # Statements that compare something: (position, the names they read).
+    comparisons: list[tuple[int, set[str]]] = field(default_factory=list)
 
 
 class StateDictSnapshot(Rule):
@@ -45,11 +56,12 @@ class StateDictSnapshot(Rule):
         "state_dict() tensors share memory with the live parameters: this snapshot changes as "
         "training goes on; keep copy.deepcopy(model.state_dict())"
     )
-    # The second: training or a load in the same function, or a store on an attribute that
-    # the file may load back elsewhere (`self.best = model.state_dict()`).
+    # The second: training or a load in the same function, a store on an attribute that
+    # the file may load back elsewhere (`self.best = model.state_dict()`), or a comparison.
     triggers = (
         rf"\.{WS}state_dict{WS}\(",
-        rf"\.{WS}(?:backward|step){WS}\(|load_state_dict|\.{WS}\w+{WS}(?:,[^=\n]*)?=(?!=)",
+        rf"\.{WS}(?:backward|step){WS}\(|load_state_dict|\.{WS}\w+{WS}(?:,[^=\n]*)?=(?!=)|[=!]="
+        rf"|{'|'.join(_COMPARING)}",
     )
     gate = SnapshotGate()
     docs = RuleDocs(
@@ -148,8 +160,20 @@ class StateDictSnapshot(Rule):
             "            best = copy.deepcopy(model.state_dict())\n    model.load_state_dict(best)\n",
             [(3, 12)],
         ),
+        Example(  # a test that the forward pass leaves batch-norm alone: it can never fail
+            "import torch\ndef check(model, x):\n    before = model[1].state_dict()\n    model(x)\n"
+            "    after = model[1].state_dict()\n"
+            "    assert all(torch.equal(v, after[k]) for k, v in before.items())\n",
+            [(3, 14)],
+        ),
     )
     clean = (
+        "import copy, torch\ndef check(model, x):\n    before = copy.deepcopy(model.state_dict())\n    model(x)\n"
+        "    after = model.state_dict()\n    assert all(torch.equal(v, after[k]) for k, v in before.items())\n",
+        "def check(model, x):\n    before = model.state_dict()\n    before = {k: v.clone() for k, v in before.items()}\n"
+        "    model(x)\n    after = model.state_dict()\n    assert before.keys() == after.keys()\n",
+        "def same_keys(student, teacher):\n    a = student.state_dict()\n    b = teacher.state_dict()\n"
+        "    assert a.keys() == b.keys()\n",
         "import torch\ndef f(model, opt, data):\n    for x in data:\n        model(x).sum().backward()\n"
         "        opt.step()\n        torch.save(model.state_dict(), 'ckpt.pt')\n",
         "import copy\ndef f(model, opt, data, acc):\n    for x in data:\n        model(x).sum().backward()\n"
@@ -179,6 +203,8 @@ class StateDictSnapshot(Rule):
         self.frames: list[_Frame] = []
         self.position = 0
         self.not_reads: set[int] = set()
+        self.statement_reads: set[str] | None = None  # names read by the current simple statement
+        self.statement_compares = False
 
     # -- frames: the module and each function -------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -234,12 +260,29 @@ class StateDictSnapshot(Rule):
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self.not_reads:
             self.frames[-1].reads.setdefault(node.value, []).append(self._tick())
+            if self.statement_reads is not None:
+                self.statement_reads.add(node.value)
+
+    # -- statements that compare: `assert before == after`, `torch.equal(a[k], b[k])` ----
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement_reads, self.statement_compares = set(), False
+
+    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if self.statement_compares and self.statement_reads:
+            self.frames[-1].comparisons.append((self._tick(), self.statement_reads))
+        self.statement_reads = None
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
+            self.statement_compares = True
 
     # -- stores, training, loads ------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         frame = self.frames[-1]
         called = method_call(node)
         name = callee_name(node)
+        if any(word in name.lower() for word in _COMPARING):
+            self.statement_compares = True
         if called and name in TRAINING_METHODS:
             frame.training = True
             frame.moved.append(self._tick())
@@ -264,8 +307,8 @@ class StateDictSnapshot(Rule):
             else:
                 values = [value]
             for item in values:
-                if holder and (snapshot := self._snapshot(item)) is not None:
-                    self._store(snapshot, holder)
+                if holder and (module := self._snapshot(item)) is not None:
+                    self._store(item, holder, module)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self._holds_weights(container_of(node.target)):
@@ -298,26 +341,35 @@ class StateDictSnapshot(Rule):
         holder = _holder(target)
         if holder is None:
             return
-        for snapshot in self._snapshots_in(value):
-            self._store(snapshot, holder)
+        if isinstance(target, cst.Name):
+            self.frames[-1].bound.setdefault(target.value, []).append(self._tick())
+        for snapshot, module in self._snapshots_in(value):
+            self._store(snapshot, holder, module)
 
-    def _snapshots_in(self, value: cst.BaseExpression) -> list[cst.BaseExpression]:
-        snapshot = self._snapshot(value)
-        if snapshot is not None:
-            return [snapshot]
+    def _snapshots_in(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+        """(snapshot, whose state_dict) for each snapshot ``value`` holds."""
+        module = self._snapshot(value)
+        if module is not None:
+            return [(value, module)]
         if isinstance(value, cst.Dict):  # {"model": model.state_dict(), "epoch": e}
-            return [s for e in value.elements if isinstance(e, cst.DictElement) and (s := self._snapshot(e.value))]
+            return [
+                (e.value, module)
+                for e in value.elements
+                if isinstance(e, cst.DictElement) and (module := self._snapshot(e.value)) is not None
+            ]
         return []
 
-    def _store(self, value: cst.BaseExpression, holder: tuple[str, str]) -> None:
+    def _store(self, value: cst.BaseExpression, holder: tuple[str, str], module: cst.BaseExpression) -> None:
         frame = self.frames[-1]
         loops = self.context.loops[frame.loop_base :]
         frame.candidates.append(
-            _Candidate(value, holder, self._tick(), loops[-1] if loops else None, any(frame.branches))
+            _Candidate(value, holder, self._tick(), loops[-1] if loops else None, any(frame.branches),
+                       _module_key(module))
         )
 
     def _snapshot(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
-        """``node`` when it evaluates to a dict aliasing a live ``state_dict()``."""
+        """Whose ``state_dict()`` ``node`` aliases (``model`` of ``dict(model.state_dict())``),
+        when it evaluates to a dict aliasing live tensors."""
         inner = node
         if isinstance(inner, cst.Call):
             qualified = self.inference.qualify(inner.func) or (
@@ -335,11 +387,14 @@ class StateDictSnapshot(Rule):
         called = method_call(inner)
         if called is None or called[1] != "state_dict":
             return None
-        return node if holds_live_state(dotted_name(called[0]) or "") else None
+        return called[0] if holds_live_state(dotted_name(called[0]) or "") else None
 
     # -- judgement at the end of the function ---------------------------------------
     def _judge(self, frame: _Frame) -> None:
         for candidate in frame.candidates:
+            if _compared_with_later(frame, candidate):
+                self.report(candidate.value, _COMPARED, fix=self._fix(candidate.value))
+                continue
             if self._restored_elsewhere(candidate):
                 self.report(candidate.value, fix=self._fix(candidate.value))
                 continue
@@ -392,6 +447,37 @@ class StateDictSnapshot(Rule):
             description="keep a deep copy of the state_dict",
             needs_import=needs_import,
         )
+
+
+def _compared_with_later(frame: _Frame, candidate: _Candidate) -> bool:
+    """``before = model.state_dict()``, later ``after = model.state_dict()``, then a statement
+    that compares the two (``assert before != after``): the same tensors twice, so the check
+    can never see a change."""
+    kind, before = candidate.holder
+    if kind != "name" or candidate.module is None:
+        return False
+    for later in frame.candidates:
+        after = later.holder[1]
+        if later.holder[0] != "name" or after == before or later.module != candidate.module \
+                or later.position < candidate.position:
+            continue
+        for position, names in frame.comparisons:
+            if position > later.position and {before, after} <= names and not any(
+                start < p < position
+                for name, start in ((before, candidate.position), (after, later.position))
+                for p in frame.bound.get(name, [])
+            ):
+                return True
+    return False
+
+
+def _module_key(node: cst.BaseExpression) -> str | None:
+    """``"model"``, ``"self.net"``, ``"model[1]"``: a reference to the same module each time."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            and isinstance(node.slice[0].slice.value, cst.Integer):
+        base = dotted_name(node.value)
+        return f"{base}[{node.slice[0].slice.value.value}]" if base else None
+    return dotted_name(node)
 
 
 def _moved_on(frame: _Frame, candidate: _Candidate, positions: list[int]) -> bool:
