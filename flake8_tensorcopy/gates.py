@@ -428,6 +428,8 @@ class DataWriteGate(Gate):
         return any(_writes_through_data(node, function.imports) for node, _ in function.own_nodes)
 
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
+        if function.summary.defines_data_records():
+            return None  # a `.data` may be a named tuple's field: the scope's bindings decide
         writes = []
         for node, _ in function.own_nodes:
             if not _writes_through_data(node, function.imports):

@@ -154,6 +154,7 @@ class ModuleSummary:
         self._returns: dict[str, Value] = {}
         self._in_progress: set[str] = set()
         self._restored: frozenset[str] | None = None
+        self._data_records: bool | None = None
 
     @classmethod
     def of(cls, tree: ast.Module, source: str | None = None) -> ModuleSummary:
@@ -162,6 +163,8 @@ class ModuleSummary:
         summary = cls(tree, ImportTable.from_ast(tree, source))
         if source is not None and "load_state_dict" not in source:
             summary._restored = frozenset()  # nothing is loaded back: no walk to find out
+        if source is not None and "amedTuple" not in source and "amedtuple" not in source:
+            summary._data_records = False
         return summary
 
     # -- the scopes of the module --------------------------------------------------
@@ -272,6 +275,38 @@ class ModuleSummary:
                             restored.add(argument.attr)
             self._restored = frozenset(restored)
         return self._restored
+
+    def defines_data_records(self) -> bool:
+        """Whether the file defines a named tuple with a field called ``data``
+        (``Binding = namedtuple("Binding", ("name", "data"))``): its ``.data`` is no tensor's."""
+        if self._data_records is None:
+            self._data_records = any(map(self._is_data_record, ast.walk(self.tree)))
+        return self._data_records
+
+    def _is_data_record(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Call) and self.imports.qualify_expression(node.func) in _RECORD_FACTORIES:
+            fields = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg in ("field_names", "fields")), None)
+            if isinstance(fields, ast.Constant) and isinstance(fields.value, str):
+                return "data" in fields.value.replace(",", " ").split()
+            if isinstance(fields, (ast.List, ast.Tuple)):
+                return any(
+                    isinstance(name, ast.Constant) and name.value == "data"
+                    for field in fields.elts
+                    for name in (field.elts[:1] if isinstance(field, ast.Tuple) else [field])
+                )
+            return False
+        if isinstance(node, ast.ClassDef) and any(
+            self.imports.qualify_expression(base) == "typing.NamedTuple" for base in node.bases
+        ):
+            return any(
+                isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "data"
+                for item in node.body
+            )
+        return False
+
+
+_RECORD_FACTORIES = frozenset({"collections.namedtuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
 
 
 class _ClassFacts:

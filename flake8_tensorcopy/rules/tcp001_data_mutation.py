@@ -69,6 +69,8 @@ class DataMutation(Rule):
         Example("import torch\ndef f(a, b, w):\n    torch.add(a, b, out=w.data)\n", [(3, 5)]),
         Example("import torch.nn.init as init\ndef f(w):\n    init.xavier_uniform_(w.data)\n", [(3, 5)]),
         Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
+        Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
+                "def f(w: torch.Tensor):\n    w.data.add_(1.0)\n", [(5, 5)]),
     )
     clean = (
         "def f(x):\n    y = x.data\n    return x.data.norm() + x.data.clone()\n",
@@ -79,6 +81,11 @@ class DataMutation(Rule):
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
         "def f(g, feat):\n    g.edges['cites'].data['feat'] = feat\n    g.ndata['h'].data['x'] += 1\n",
+        # A named tuple's `data` field (TensorRT bindings), in both spellings:
+        "from collections import namedtuple\nBinding = namedtuple('Binding', ('name', 'shape', 'data'))\n"
+        "def resize(bindings, name, shape):\n    bindings[name].data.resize_(shape)\n",
+        "from typing import NamedTuple\nclass Record(NamedTuple):\n    name: str\n    data: list\n"
+        "def f(records):\n    records[0].data[0] = 1\n",
     )
 
     def __init__(self, context) -> None:
@@ -90,7 +97,7 @@ class DataMutation(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         called = method_call(node)
-        if called and writes_in_place(called[1]) and _through_data(called[0]):
+        if called and writes_in_place(called[1]) and _through_data(called[0]) and not self._record_field(called[0]):
             fix = None
             if called[1] not in _METADATA_INPLACE:
                 statement = self._expression_statement(node)
@@ -100,13 +107,14 @@ class DataMutation(Rule):
         function = self.inference.qualify(node.func) or ""
         target = first_argument(node)
         short = function.rpartition(".")[2]
-        if function.startswith("torch.") and writes_in_place(short) and target is not None and _is_data(target):
+        if function.startswith("torch.") and writes_in_place(short) and target is not None and _is_data(target) \
+                and not self._record_field(target):
             self.report(node, f"`.data` passed to in-place `{short}` hides the write from autograd; "
                         "pass the tensor itself (nn.init already runs under no_grad)",
                         fix=self._function_fix(node, function, target))
             return
         out = keyword_argument(node, "out")
-        if out is not None and _is_data(out):
+        if out is not None and _is_data(out) and not self._record_field(out):
             self.report(node, "out=.data hides the write from autograd; "
                         "pass the tensor itself inside `with torch.no_grad():`")
 
@@ -116,7 +124,8 @@ class DataMutation(Rule):
                 if self._evidently_tensor(target.target.value):
                     self.report(node, _ASSIGN_MESSAGE)  # no fix: the intent (copy or alias?) is unknown
                     return
-            elif isinstance(target.target, cst.Subscript) and _through_data(target.target):
+            elif isinstance(target.target, cst.Subscript) and _through_data(target.target) \
+                    and not self._record_field(target.target):
                 fix = None
                 if len(node.targets) == 1:
                     fix = self._statement_fix(node, target.target, "drop .data from the item assignment")
@@ -124,7 +133,7 @@ class DataMutation(Rule):
                 return
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if _through_data(node.target) and (
+        if _through_data(node.target) and not self._record_field(node.target) and (
             not isinstance(node.target, cst.Attribute) or self._evidently_tensor(node.target.value)
         ):
             self.report(node, fix=self._augmented_fix(node))
@@ -232,6 +241,13 @@ class DataMutation(Rule):
         call = call_method(target.value, method, [cst.Arg(node.value)])
         replacement = cst.Expr(value=call, semicolon=node.semicolon)
         return self._statement_fix(node, target, f"augmented assignment to .data -> .{method}()", replacement)
+
+    def _record_field(self, node: cst.BaseExpression) -> bool:
+        """``E.data`` (or an item of it) in a file that defines a named tuple with a ``data``
+        field, and nothing shows that ``E`` is a tensor: most likely that field."""
+        summary = self.inference.summary
+        return summary is not None and summary.defines_data_records() \
+            and not self._evidently_tensor(_data_attribute(node).value)
 
     def _evidently_tensor(self, receiver: cst.BaseExpression) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value in PARAMETER_ATTRIBUTES:
