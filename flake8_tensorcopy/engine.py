@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import limits, positions, prefilter
+from . import limits, memory, positions, prefilter
 from .analysis.summary import ModuleSummary
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
@@ -143,6 +143,7 @@ def lint_planned(
                 findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
+    memory.release_freed()  # the trees are gone: their pages need not outlive this file
     if unpaid:  # one entry, however many parts: the log line stays readable
         parts = unpaid[0] if len(unpaid) == 1 else f"{len(unpaid):,} parts ({unpaid[0]} ... {unpaid[-1]})"
         skipped.append(f"{parts}: {refusal}")
