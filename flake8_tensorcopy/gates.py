@@ -657,7 +657,10 @@ class SnapshotGate(Gate):
         stores = []
         for target, value in pairs:
             holder = _holder(target)
-            values = [v for v in value.values] if isinstance(value, ast.Dict) else []
+            if isinstance(value, ast.Dict):  # {"model": model.state_dict()}
+                values = value.values
+            else:  # (model.state_dict(),)
+                values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else []
             if holder and any(self._snapshot(v, imports) for v in [value, *values]):
                 stores.append(holder)
         return stores

@@ -154,6 +154,12 @@ class StateDictSnapshot(Rule):
             "        stopper.step(run_epoch(model), model)\n    model.load_state_dict(stopper.best_weights)\n",
             [(4, 55)],
         ),
+        Example(  # the same, kept in a tuple
+            "class Stopper:\n    def step(self, loss, model):\n        if loss < self.best:\n"
+            "            self.best, self.weights = loss, (model.state_dict(),)\n\n"
+            "def restore(model, stopper):\n    model.load_state_dict(stopper.weights[0])\n",
+            [(4, 46)],
+        ),
         Example(  # a "best" snapshot bound before the loop, kept if no epoch improves
             "import copy\ndef f(model, opt, data, acc):\n    best = model.state_dict()\n    for x in data:\n"
             "        model(x).sum().backward()\n        opt.step()\n        if acc() > 0.5:\n"
@@ -351,11 +357,11 @@ class StateDictSnapshot(Rule):
         module = self._snapshot(value)
         if module is not None:
             return [(value, module)]
-        if isinstance(value, cst.Dict):  # {"model": model.state_dict(), "epoch": e}
+        if isinstance(value, (cst.Dict, cst.Tuple, cst.List)):  # {"model": model.state_dict()}, (sd, epoch)
             return [
                 (e.value, module)
                 for e in value.elements
-                if isinstance(e, cst.DictElement) and (module := self._snapshot(e.value)) is not None
+                if isinstance(e, (cst.DictElement, cst.Element)) and (module := self._snapshot(e.value)) is not None
             ]
         return []
 
