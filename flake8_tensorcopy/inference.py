@@ -318,7 +318,7 @@ class Inference:
         if qualified:
             return torch_function_info(qualified, _CstCall(node))
         if isinstance(node.func, cst.Name):
-            return self._own_call_info(node.func.value)
+            return self._own_call_info(node.func)
         called = method_call(node)
         if called is None:
             return None
@@ -331,19 +331,25 @@ class Inference:
             return tensor_method_info(name, receiver_info, copies)
         instance = self.summarised(receiver)
         if isinstance(instance, Instance):
-            returned = self.summary.returns(f"{instance.cls}.{name}")
+            returned = self.summary.call_on(instance.cls, name)
             return returned if isinstance(returned, TensorInfo) else None
         if instance is None and name in TENSOR_ONLY_METHODS:
             # Whatever the receiver is, only tensors have this method.
             return FRESH if name in FRESH_METHODS else TENSOR
         return None
 
-    def _own_call_info(self, name: str) -> TensorInfo | None:
-        """``helper(...)``: what the file's own function returns, when nothing here rebinds it."""
+    def _own_call_info(self, func: cst.Name) -> TensorInfo | None:
+        """``helper(...)``: what the file's own function returns, when nothing here rebinds it;
+        ``model(x)``: what calling an instance of the file's class returns."""
         facts = self.facts
-        if facts is None or self.binding(name) is not None:
+        if facts is None:
             return None
-        returned = facts.own_call(name)
+        if self.binding(func.value) is None:
+            returned = facts.own_call(func.value)
+            if returned is not None:
+                return returned if isinstance(returned, TensorInfo) else None
+        instance = self.summarised(func)  # model = Net(); model(x)
+        returned = self.summary.instance_call(instance.cls) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
 
 

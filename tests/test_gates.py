@@ -26,6 +26,10 @@ HEADER = (
     "from copy import deepcopy as dc\nfrom torch import tensor as T\nimport torch as th\n"
     "def helper():\n    return torch.zeros(2)\n"
     "class Box:\n    def __init__(self):\n        self.w = torch.ones(2)\n"
+    "class Net(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"
+    "class Plain:\n    def forward(self, x):\n        return torch.relu(x)\n"
+    "class Keeper:\n    def __init__(self):\n        self.vals = []\n"
+    "    def add(self, x):\n        self.vals.append(torch.relu(x))\n"
 )
 # (signature, lines before the call, what happens to ``torch.tensor(t)``): "flagged"
 # (the inference knows t), "refused" (the gate keeps LibCST away) or "parsed" (the gate
@@ -77,6 +81,11 @@ BINDINGS = [
     ("m", ["for t, u in torch.utils.data.DataLoader(m):"], "flagged"),
     ("m", ["for t in torch.utils.data.DataLoader(m):"], "parsed"),  # a batch: not known as a tensor
     ("m", ["t = []", "t.append(1)"], "refused"),
+    ("m", ["net = Net()", "t = net(m)"], "flagged"),  # a torch module's call runs forward
+    ("m", ["t = Net()(m)"], "refused"),  # (not followed through a call's result)
+    ("m", ["t = Plain()"], "refused"),
+    ("m", ["p = Plain()", "t = p(m)"], "refused"),  # no __call__: calling it raises
+    ("m", ["t = Keeper().vals[0]"], "flagged"),  # filled with tensors by its own methods
 ]
 CALLS = [
     "torch.tensor({})", "th.tensor(data={})", "T({})", "torch.Tensor({})", "torch.cuda.LongTensor({})",

@@ -53,6 +53,7 @@ from .vocabulary import (
     VIEW_METHODS,
     CallShape,
     TensorInfo,
+    is_module_base,
     tensor_method_info,
     torch_function_info,
 )
@@ -249,6 +250,44 @@ class ModuleSummary:
         self._returns[qualname] = value
         return value
 
+    def call_on(self, cls: str, name: str) -> Value:
+        """What ``instance.name(...)`` returns for an instance of the class ``cls``: what the
+        method returns, or what calling the instance that the attribute holds returns
+        (``self.net(x)`` with ``self.net = Net()``)."""
+        if isinstance(self.definition(f"{cls}.{name}"), FUNCTION_DEFS):
+            return self.returns(f"{cls}.{name}")
+        held = self.attribute(cls, name)
+        return self.instance_call(held.cls) if isinstance(held, Instance) else None
+
+    def instance_call(self, cls: str) -> Value:
+        """What calling an instance of the class ``cls`` returns: its ``__call__``, or for a
+        torch module its ``forward`` (either may come from a base class of the file)."""
+        lineage = self._lineage(cls)
+        module = any(
+            is_module_base(qualified)
+            for klass in lineage
+            for base in klass.bases
+            if (qualified := self.imports.qualify_expression(base))
+        )
+        for klass in lineage:
+            methods = {item.name for item in klass.body if isinstance(item, FUNCTION_DEFS)}
+            if "__call__" in methods:
+                return self.returns(f"{self.qualname(klass)}.__call__")
+            if module and "forward" in methods:
+                return self.returns(f"{self.qualname(klass)}.forward")
+        return None
+
+    def _lineage(self, cls: str) -> list[ast.ClassDef]:
+        """The class ``cls`` and its base classes that the module defines, nearest first."""
+        lineage: list[ast.ClassDef] = []
+        pending = [cls]
+        while pending:
+            node = self.definition(pending.pop(0))
+            if isinstance(node, ast.ClassDef) and node not in lineage:
+                lineage.append(node)
+                pending += [base.id for base in node.bases if isinstance(base, ast.Name)]
+        return lineage
+
     def attribute(self, cls: str, name: str) -> Value:
         """What ``instance.name`` holds for an instance of the class ``cls``."""
         facts = self._classes.get(cls)
@@ -317,6 +356,8 @@ class _ClassFacts:
         self.node = node
         self.qualname = qualname
         self._stores: dict[str, list[tuple[ScopeFacts, ast.expr | None]]] | None = None
+        # attribute -> (method, what an element write puts in: ``self.vals.append(t)``)
+        self._elements: dict[str, list[tuple[ast.AST, ast.expr | _Each]]] = {}
         self._values: dict[str, Value] = {}
         self._in_progress: set[str] = set()
 
@@ -330,9 +371,10 @@ class _ClassFacts:
             elif isinstance(statement, FUNCTION_DEFS) and (receiver := _receiver_name(statement)):
                 for inner in iter_statements(statement, into=_outside_functions):
                     for target, value in _stores(inner):
-                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                                and target.value.id == receiver:
+                        if _on(target, receiver):
                             stores.setdefault(target.attr, []).append((statement, value))
+                    for attribute, element in _element_writes(inner, receiver):
+                        self._elements.setdefault(attribute, []).append((statement, element))
         return stores
 
     def attribute(self, name: str) -> Value:
@@ -348,13 +390,62 @@ class _ClassFacts:
             for method, value in self._stores.get(name, ()):
                 if method is None:  # a class-level annotation
                     values.append(annotation_value(value, self.summary.imports))
+                elif isinstance(value, ast.List) and not value.elts:
+                    values.append(_EMPTY_LIST)
                 elif value is not None and not _is_none(value):  # `+=` keeps the value; None is Optional
                     values.append(self.summary.facts(method).value(value))
-            value = join(values)
+            value = self._filled_list(name, values) if _EMPTY_LIST in values else join(values)
         finally:
             self._in_progress.discard(name)
         self._values[name] = value
         return value
+
+    def _filled_list(self, name: str, values: list[Value | str]) -> Value:
+        """A list attribute bound empty or to tensors and filled, by the class's methods, only
+        with tensors (``self.rewards = []``, then ``self.rewards.append(r)`` elsewhere)."""
+        elements = self._elements.get(name, ())
+        if not elements or any(v not in (_EMPTY_LIST, Holds.TENSORS) for v in values):
+            return None
+        for method, element in elements:
+            facts = self.summary.facts(method)
+            if isinstance(element, _Each):
+                if element is _UNKNOWN or facts.value(element.value) != Holds.TENSORS:
+                    return None
+            elif not isinstance(facts.value(element), TensorInfo):
+                return None
+        return Holds.TENSORS
+
+
+def _on(target: ast.expr, receiver: str) -> bool:
+    """``self.x`` for the receiver ``self``."""
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver
+
+
+def _element_writes(statement: ast.stmt, receiver: str) -> Iterator[tuple[str, ast.expr | _Each]]:
+    """(attribute, element) for ``self.x.append(v)``, ``.insert(i, v)``, ``.extend(vs)``,
+    ``self.x[k] = v`` and ``self.x += [v]``."""
+    if isinstance(statement, ast.Expr) and isinstance(call := statement.value, ast.Call) \
+            and isinstance(call.func, ast.Attribute) and _on(call.func.value, receiver):
+        attribute, method = call.func.value.attr, call.func.attr
+        if call.keywords:
+            if method in (*_ELEMENT_WRITERS, "extend"):
+                yield attribute, _UNKNOWN
+        elif method == "append" and len(call.args) == 1:
+            yield attribute, call.args[0]
+        elif method == "insert" and len(call.args) == 2:
+            yield attribute, call.args[1]
+        elif method == "extend" and len(call.args) == 1:
+            yield attribute, _Each(call.args[0])
+        elif method in (*_ELEMENT_WRITERS, "extend"):
+            yield attribute, _UNKNOWN
+    elif isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            if isinstance(target, ast.Subscript) and _on(target.value, receiver):
+                yield target.value.attr, statement.value
+    elif isinstance(statement, ast.AugAssign) and _on(statement.target, receiver) \
+            and isinstance(statement.value, (ast.List, ast.Tuple)):
+        for element in statement.value.elts:
+            yield statement.target.attr, element
 
 
 class ScopeFacts:
@@ -808,13 +899,16 @@ class ScopeFacts:
                 return None if any(k.arg == "collate_fn" for k in node.keywords) else Holds.LOADER
             return torch_function_info(qualified, _AstCall(node))
         if isinstance(func, ast.Name):
-            return self.own_call(func.id)
+            own = self.own_call(func.id)
+            if own is None and isinstance(instance := self.name_value(func.id), Instance):
+                return self.summary.instance_call(instance.cls)  # model = Net(); model(x)
+            return own
         if not isinstance(func, ast.Attribute):
             return None
         method = func.attr
         receiver = self.value(func.value)
         if isinstance(receiver, Instance):
-            return self.summary.returns(f"{receiver.cls}.{method}")
+            return self.summary.call_on(receiver.cls, method)
         if isinstance(receiver, TensorInfo):
             # A conversion of a temporary returns it or a copy: nothing else sees either.
             copies = _copies(node) or (receiver.fresh and not isinstance(func.value, ast.Name))

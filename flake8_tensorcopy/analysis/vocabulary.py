@@ -70,6 +70,19 @@ TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
 )
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Base classes of modules whose call runs ``forward``: any class of ``torch.nn`` but these.
+_NOT_MODULES = ("torch.nn.utils", "torch.nn.parameter", "torch.nn.init", "torch.nn.functional",
+                "torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.Uninitialized")
+LIGHTNING_MODULES = frozenset({
+    "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+    "lightning.LightningModule", "lightning.pytorch.LightningModule",
+})
+
+
+def is_module_base(qualified: str) -> bool:
+    """``nn.Module``, ``nn.Linear``, ``pl.LightningModule``: calling an instance runs ``forward``."""
+    return (qualified.startswith("torch.nn.") and not qualified.startswith(_NOT_MODULES)) \
+        or qualified in LIGHTNING_MODULES
 
 # Tensor methods whose result shares memory with the receiver.
 VIEW_METHODS = frozenset(

@@ -85,6 +85,12 @@ class TensorFromTensor(Rule):
                 "    return torch.FloatTensor([row[1] - row[0], row[2]])\n", [(5, 12)]),
         Example('import torch\ndef gray(images):\n    """Args:\n        images (tensor): frames.\n    """\n'
                 "    return torch.tensor(images)\n", [(6, 12)]),
+        Example("import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
+                "        return torch.relu(x)\ndef predict(x):\n    model = Net()\n    return torch.tensor(model(x))\n",
+                [(8, 12)]),
+        Example("import torch\nclass Agent:\n    def __init__(self):\n        self.rewards = []\n"
+                "    def act(self, out: torch.Tensor):\n        self.rewards.append(out.sum())\n"
+                "    def finish(self):\n        return torch.tensor(self.rewards)\n", [(8, 16)]),
     )
     clean = (
         "import torch\ndef f():\n    return torch.tensor([1.0, 2.0]), torch.Tensor(3, 4)\n",
@@ -95,6 +101,11 @@ class TensorFromTensor(Rule):
         "import numpy as np\nimport torch\ndef f(x):\n    if isinstance(x, np.ndarray):\n        return torch.tensor(x)\n    return x.detach()\n",
         "import torch\ndef f(model, xs):\n    vals = []\n    for x in xs:\n        vals.append(model(x).item())\n    return torch.tensor(vals)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n    for batch in DataLoader(dataset):\n        return torch.tensor(batch)\n",
+        # forward() of a class that is no torch module; a list attribute filled from outside:
+        "import torch\nclass Net:\n    def forward(self, x):\n        return torch.relu(x)\n"
+        "def predict(x):\n    model = Net()\n    return torch.tensor(model.forward(x).tolist()), torch.tensor(model(x))\n",
+        "import torch\nclass Agent:\n    def __init__(self):\n        self.rewards = []\n"
+        "    def act(self, r):\n        self.rewards.append(r)\n    def finish(self):\n        return torch.tensor(self.rewards)\n",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
