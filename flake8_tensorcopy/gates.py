@@ -31,7 +31,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked
+from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, tensor_tuple_value
 from .analysis.vocabulary import (
     ACCUMULATING_METHODS,
     BACKWARD_CALLEES,
@@ -311,10 +311,11 @@ class FunctionFacts:
             qualified = self.imports.qualify_expression(node.func)
             if qualified is not None:
                 return qualified.startswith(_TORCH)
-            # A method of a tensor that returns one (not ``x.numel()``, ``x.tolist()``).
+            # A method of a tensor that returns one or a tuple of them (not ``x.numel()``).
             return (
                 isinstance(node.func, ast.Attribute)
-                and tensor_method_info(node.func.attr, TENSOR, copies=False) is not None
+                and (tensor_method_info(node.func.attr, TENSOR, copies=False) is not None
+                     or tensor_tuple_value(node.func.attr) is not None)
                 and self.could_be_tensor(node.func.value, at)
             )
         if isinstance(node, ast.Attribute):

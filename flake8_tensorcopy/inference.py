@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .analysis.summary import Holds, Instance, ModuleSummary, ScopeFacts, Value
+from .analysis.summary import Holds, Instance, ModuleSummary, ScopeFacts, Value, tensor_tuple_value, torch_tuple_value
 from .analysis.torch_api import TENSOR_ONLY_METHODS
 from .analysis.vocabulary import (  # noqa: F401 (CONVERSION_METHODS, VIEW_METHODS: re-exported for rules)
     CONVERSION_METHODS,
@@ -167,6 +167,8 @@ class Inference:
             if len(value.elements) != width or any(isinstance(e, cst.StarredElement) for e in value.elements):
                 return []
             return [self.info(e.value) for e in value.elements]
+        if self.summarised(value) in (Holds.TENSORS, Holds.TENSOR_OR_TENSORS):  # _, pred = out.max(1)
+            return [TENSOR] * width
         facts = self.facts
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and facts is not None \
                 and self.binding(value.func.value) is None:
@@ -238,7 +240,7 @@ class Inference:
         if isinstance(node, cst.Attribute):
             return self._attribute_info(node)
         if isinstance(node, cst.Subscript):
-            if self.info(node.value) or self.summarised(node.value) in (Holds.TENSORS, Holds.STATE_DICT):
+            if self.info(node.value) or self.summarised(node.value) in _INDEXED_TO_TENSORS:
                 return TENSOR
             return None
         if isinstance(node, cst.BinaryOperation):
@@ -268,7 +270,10 @@ class Inference:
 
     def summarised(self, node: cst.BaseExpression) -> Value:
         """What a name, or an attribute of an instance of the file's classes, holds: the
-        bindings made so far first, then the module summary."""
+        bindings made so far first, then the module summary; for a call, the tuple of
+        tensors a torch function or tensor method returns (``x.chunk(2)``)."""
+        if isinstance(node, cst.Call):
+            return self._tuple_call(node)
         if isinstance(node, cst.Name):
             binding = self.binding(node.value)
             if binding is not None and (binding.info is not None or binding.opaque):
@@ -338,6 +343,13 @@ class Inference:
             return FRESH if name in FRESH_METHODS else TENSOR
         return None
 
+    def _tuple_call(self, node: cst.Call) -> Value:
+        qualified = self.qualify(node.func)
+        if qualified is not None:
+            return torch_tuple_value(qualified)
+        called = method_call(node)
+        return tensor_tuple_value(called[1]) if called is not None and self.info(called[0]) else None
+
     def _own_call_info(self, func: cst.Name) -> TensorInfo | None:
         """``helper(...)``: what the file's own function returns, when nothing here rebinds it;
         ``model(x)``: what calling an instance of the file's class returns."""
@@ -351,6 +363,10 @@ class Inference:
         instance = self.summarised(func)  # model = Net(); model(x)
         returned = self.summary.instance_call(instance.cls) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
+
+
+# What indexing gives a tensor from: a list of tensors, a torch function's tuple, a state_dict.
+_INDEXED_TO_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS, Holds.STATE_DICT)
 
 
 def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:

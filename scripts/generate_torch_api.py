@@ -41,13 +41,61 @@ _BUILTIN_TYPES = (
 
 def _tensor_returning(definitions: list[ast.FunctionDef]) -> set[str]:
     """Names all of whose (overloaded) definitions return ``Tensor``."""
-    verdicts: dict[str, list[bool]] = defaultdict(list)
+    return {name for name, kinds in _return_kinds(definitions).items() if kinds == {"tensor"}}
+
+
+def _tuple_returning(definitions: list[ast.FunctionDef], tuple_types: set[str]) -> tuple[set[str], set[str]]:
+    """(names all of whose overloads return a tuple or list of tensors, ``topk``; names whose
+    overloads return either that or a tensor, ``max``: either way, their elements are tensors)."""
+    # Unannotated overrides in torch/_tensor.py (``Tensor.split``) defer to the stub's overloads.
+    annotated = {d.name for d in definitions if d.returns is not None}
+    kinds = _return_kinds([d for d in definitions if d.returns is not None or d.name not in annotated], tuple_types)
+    return (
+        {name for name, each in kinds.items() if each == {"tuple"}},
+        {name for name, each in kinds.items() if each == {"tensor", "tuple"}},
+    )
+
+
+def _return_kinds(definitions: list[ast.FunctionDef], tuple_types: set[str] = frozenset()) -> dict[str, set[str]]:
+    """Per public name, what its overloads return: "tensor", "tuple" (of tensors) or "other"."""
+    kinds: dict[str, set[str]] = defaultdict(set)
     for definition in definitions:
-        returns = definition.returns
-        verdicts[definition.name].append(
-            isinstance(returns, (ast.Name, ast.Attribute)) and ast.unparse(returns) in ("Tensor", "torch.Tensor")
-        )
-    return {name for name, each in verdicts.items() if all(each) and not name.startswith("_")}
+        if not definition.name.startswith("_"):
+            kinds[definition.name].add(_return_kind(definition.returns, tuple_types))
+    return kinds
+
+
+def _return_kind(returns: ast.expr | None, tuple_types: set[str]) -> str:
+    text = ast.unparse(returns) if returns is not None else ""
+    if text in ("Tensor", "torch.Tensor"):
+        return "tensor"
+    if text in tuple_types or _tensors_only(returns):
+        return "tuple"
+    return "other"
+
+
+def _tensors_only(annotation: ast.expr | None) -> bool:
+    """``tuple[Tensor, ...]``, ``tuple[Tensor, Tensor]``, ``list[Tensor]``, ``Sequence[Tensor]``."""
+    if not (isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in _SEQUENCES):
+        return False
+    elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    return all(
+        ast.unparse(element) in ("Tensor", "torch.Tensor", "...")
+        for element in elements
+    ) and ast.unparse(elements[0]) != "..."
+
+
+_SEQUENCES = {"tuple", "Tuple", "list", "List", "Sequence", "typing.Sequence", "collections.abc.Sequence"}
+
+
+def _tuple_types(path: Path) -> set[str]:
+    """The structseq types of ``torch.return_types`` whose every field is a tensor:
+    ``class topk(tuple[Tensor, Tensor])``."""
+    return {
+        f"torch.return_types.{node.name}"
+        for node in ast.parse(path.read_text()).body
+        if isinstance(node, ast.ClassDef) and any(_tensors_only(base) for base in node.bases)
+    }
 
 
 def _tensor_input(definitions: list[ast.FunctionDef]) -> set[str]:
@@ -130,6 +178,10 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
     variable_functions = _top_level_functions(torch_root / "_C" / "_VariableFunctions.pyi")
     exported = [d for d in _functions_anywhere(functional_py) if d.name in _exported(functional_py)]
     torch_functions = _tensor_returning(variable_functions) | _tensor_returning(exported)
+    tuple_types = _tuple_types(torch_root / "return_types.pyi")
+    tuple_functions, either_functions = map(
+        set.union, _tuple_returning(variable_functions, tuple_types), _tuple_returning(exported, tuple_types)
+    )
     tensor_input = _tensor_input(variable_functions) | _tensor_input(exported)
     nn_functional = _tensor_input(_top_level_functions(torch_root / "nn" / "functional.pyi"))
     bodies = [
@@ -137,6 +189,7 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
         _class_body(torch_root / "_tensor.py", "Tensor"),
     ]
     methods = set().union(*(_tensor_returning(_methods(body)) for body in bodies))
+    tuple_methods, either_methods = _tuple_returning([m for body in bodies for m in _methods(body)], tuple_types)
     members = set().union(*(_public_members(body) for body in bodies))
     elsewhere, callable_elsewhere = _members_elsewhere()
     return {
@@ -145,6 +198,10 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
             {f"torch.{name}" for name in tensor_input} | {f"torch.nn.functional.{name}" for name in nn_functional}
         ),
         "TENSOR_METHODS": frozenset(methods),
+        "TENSOR_TUPLE_FUNCTIONS": frozenset(tuple_functions),
+        "TENSOR_OR_TUPLE_FUNCTIONS": frozenset(either_functions - tuple_functions),
+        "TENSOR_TUPLE_METHODS": frozenset(tuple_methods),
+        "TENSOR_OR_TUPLE_METHODS": frozenset(either_methods),
         "TENSOR_ONLY_METHODS": frozenset(methods - callable_elsewhere),
         "TENSOR_ONLY_CALLS": frozenset(members - callable_elsewhere - _GENERIC_CALLS),
         "TENSOR_ONLY_MEMBERS": frozenset(members - elsewhere),
@@ -158,6 +215,9 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         "",
         "TORCH_FUNCTIONS and TENSOR_METHODS: names whose every overload returns a Tensor.",
         "TENSOR_INPUT_FUNCTIONS: qualified names whose every overload takes a Tensor first.",
+        "TENSOR_TUPLE_*: names whose every overload returns a tuple or list of tensors (topk);",
+        "TENSOR_OR_TUPLE_*: some overloads a tensor, the others that (max): either way, each",
+        "element of the result is a tensor.",
         "TENSOR_ONLY_METHODS are those tensor methods, TENSOR_ONLY_CALLS any tensor member, that",
         "numpy, pandas, nn.Module and built-in types have nothing callable by that name for;",
         "TENSOR_ONLY_MEMBERS are the tensor members they have nothing at all by that name for.",

@@ -86,6 +86,10 @@ BINDINGS = [
     ("m", ["t = Plain()"], "refused"),
     ("m", ["p = Plain()", "t = p(m)"], "refused"),  # no __call__: calling it raises
     ("m", ["t = Keeper().vals[0]"], "flagged"),  # filled with tensors by its own methods
+    # Torch functions and tensor methods that return tuples of tensors (torch_api.py).
+    ("m", ["t, u = torch.ones(2, 2).chunk(2)"], "flagged"),
+    ("m", ["_, t = torch.ones(2).max(0)"], "flagged"),
+    ("m", ["t = torch.topk(m, 2)[0]"], "flagged"),
 ]
 CALLS = [
     "torch.tensor({})", "th.tensor(data={})", "T({})", "torch.Tensor({})", "torch.cuda.LongTensor({})",
@@ -190,6 +194,23 @@ def test_a_list_filled_with_tensors(scope, extra, flagged):
     expected = [(source.count("\n"), "TCP005")] if flagged else []
     assert [(f.line, f.code) for f in whole] == expected
     assert all("torch.stack" in f.message and f.fix is None for f in whole)
+
+
+@pytest.mark.parametrize("scope", ["function", "module"])
+@pytest.mark.parametrize("value, flagged", [
+    ("torch.ones(2).split(1)", True), ("torch.topk(m, 1)", True),
+    ("torch.max(m, 0)", False),  # a tensor or a tuple: only its elements are known
+])
+def test_a_tuple_of_tensors_from_torch(scope, value, flagged):
+    body = [f"t = {value}", "a = torch.tensor(t)", "b = copy.deepcopy(t)"]
+    if scope == "function":
+        source = "import copy\nimport torch\n\ndef f(m):\n" + "".join(f"    {line}\n" for line in body)
+    else:
+        source = "import copy\nimport torch\n\n" + "".join(f"{line}\n" for line in body)
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    last = source.count("\n")
+    assert [(f.line, f.code) for f in whole] == ([(last - 1, "TCP005"), (last, "TCP003")] if flagged else [])
 
 
 @pytest.mark.parametrize("loop, flagged", [

@@ -92,7 +92,9 @@ CASES = [
     ("def f(out):\n    pass", "out.detach()", "f", TENSOR),
     ("def f(out):\n    pass", "out.sum()", "f", None),
     ("import torch\ndef f(a):\n    pass", "torch.from_numpy(a)", "f", TENSOR),
-    ("import torch\ndef f(a):\n    pass", "torch.where(a)", "f", None),
+    ("import torch\ndef f(a):\n    pass", "torch.where(a)", "f", Holds.TENSOR_OR_TENSORS),  # a tuple of index tensors
+    ("import torch\ndef f(a: torch.Tensor):\n    pass", "a.chunk(2)", "f", Holds.TENSORS),
+    ("import torch\ndef f(a: torch.Tensor):\n    pass", "a.max(1)[0]", "f", TENSOR),
     ("import torch\ndef f(a):\n    pass", "torch.is_tensor(a)", "f", None),
     # Free names: the enclosing function, then the module.
     ("import torch\nw = torch.ones(1)\ndef f():\n    pass", "w", "f", TENSOR),

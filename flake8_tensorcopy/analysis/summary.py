@@ -34,6 +34,10 @@ from .torch_api import (
     TENSOR_ONLY_CALLS,
     TENSOR_ONLY_MEMBERS,
     TENSOR_ONLY_METHODS,
+    TENSOR_OR_TUPLE_FUNCTIONS,
+    TENSOR_OR_TUPLE_METHODS,
+    TENSOR_TUPLE_FUNCTIONS,
+    TENSOR_TUPLE_METHODS,
 )
 from .vocabulary import (
     CONVERSION_METHODS,
@@ -65,6 +69,7 @@ class Holds(enum.Enum):
     STATE_DICT = "a state_dict"  # its values share memory with the live weights
     LOADER = "a DataLoader"  # iterating it gives batches of tensors
     TENSORS = "a list of tensors"  # a list or tuple whose every element is a tensor
+    TENSOR_OR_TENSORS = "a tensor or a tuple of tensors"  # torch.max(x, ...): each element a tensor
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,22 @@ class Instance:
 # A tuple stands for a function's ``return a, b``: what each position holds.
 Value = TensorInfo | Holds | Instance | tuple | None
 _EMPTY_LIST = "empty list"  # a binding that only containers' element writes can fill
+_TUPLES_OF_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS)
+
+
+def torch_tuple_value(qualified: str) -> Value:
+    """``torch.topk(...)``: a tuple of tensors; ``torch.max(...)``: a tensor or a tuple of them."""
+    name = qualified.removeprefix("torch.")
+    if name == qualified or "." in name:
+        return None
+    return Holds.TENSORS if name in TENSOR_TUPLE_FUNCTIONS else \
+        Holds.TENSOR_OR_TENSORS if name in TENSOR_OR_TUPLE_FUNCTIONS else None
+
+
+def tensor_tuple_value(method: str) -> Value:
+    """``t.chunk(2)``: a tuple of tensors; ``t.max(1)``: a tensor or a tuple of them."""
+    return Holds.TENSORS if method in TENSOR_TUPLE_METHODS else \
+        Holds.TENSOR_OR_TENSORS if method in TENSOR_OR_TUPLE_METHODS else None
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _ELEMENT_WRITERS = frozenset({"append", "insert"})
@@ -785,7 +806,7 @@ class ScopeFacts:
         value = self.value(iterable)
         if isinstance(value, TensorInfo):
             return TENSOR  # the rows of a tensor are tensors
-        if value == Holds.TENSORS:
+        if value in _TUPLES_OF_TENSORS:
             return TENSOR
         if value == Holds.LOADER:
             return _BATCH
@@ -797,7 +818,7 @@ class ScopeFacts:
                 if not isinstance(step, int) or step >= len(element):
                     return None
                 element = element[step]
-            elif element == _BATCH or isinstance(element, TensorInfo):
+            elif element == _BATCH or isinstance(element, TensorInfo) or element in _TUPLES_OF_TENSORS:
                 # Unpacking a batch or a tensor row gives tensors; a starred target a list of them.
                 element = Holds.TENSORS if step == "*" else TENSOR
             else:
@@ -839,8 +860,10 @@ class ScopeFacts:
                 return None
             if isinstance(base, TensorInfo) or base == Holds.STATE_DICT:
                 return TENSOR
-            if base == Holds.TENSORS:
-                return Holds.TENSORS if isinstance(node.slice, ast.Slice) else TENSOR
+            if base in _TUPLES_OF_TENSORS:
+                if isinstance(node.slice, ast.Slice):
+                    return Holds.TENSORS if base == Holds.TENSORS else None
+                return TENSOR
             return None
         if isinstance(node, ast.BinOp):
             left, right = self.value(node.left), self.value(node.right)
@@ -897,7 +920,7 @@ class ScopeFacts:
         if qualified is not None:
             if qualified in DATA_LOADERS:  # the default collate makes tensors; a custom one, anything
                 return None if any(k.arg == "collate_fn" for k in node.keywords) else Holds.LOADER
-            return torch_function_info(qualified, _AstCall(node))
+            return torch_function_info(qualified, _AstCall(node)) or torch_tuple_value(qualified)
         if isinstance(func, ast.Name):
             own = self.own_call(func.id)
             if own is None and isinstance(instance := self.name_value(func.id), Instance):
@@ -912,7 +935,7 @@ class ScopeFacts:
         if isinstance(receiver, TensorInfo):
             # A conversion of a temporary returns it or a copy: nothing else sees either.
             copies = _copies(node) or (receiver.fresh and not isinstance(func.value, ast.Name))
-            return tensor_method_info(method, receiver, copies)
+            return tensor_method_info(method, receiver, copies) or tensor_tuple_value(method)
         if method == "state_dict" and not node.args:
             return Holds.STATE_DICT
         if receiver == Holds.STATE_DICT and method == "copy":

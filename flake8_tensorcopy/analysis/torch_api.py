@@ -3,6 +3,9 @@
 
 TORCH_FUNCTIONS and TENSOR_METHODS: names whose every overload returns a Tensor.
 TENSOR_INPUT_FUNCTIONS: qualified names whose every overload takes a Tensor first.
+TENSOR_TUPLE_*: names whose every overload returns a tuple or list of tensors (topk);
+TENSOR_OR_TUPLE_*: some overloads a tensor, the others that (max): either way, each
+element of the result is a tensor.
 TENSOR_ONLY_METHODS are those tensor methods, TENSOR_ONLY_CALLS any tensor member, that
 numpy, pandas, nn.Module and built-in types have nothing callable by that name for;
 TENSOR_ONLY_MEMBERS are the tensor members they have nothing at all by that name for.
@@ -303,6 +306,37 @@ TENSOR_METHODS = frozenset(
     to_sparse_csc to_sparse_csr trace transpose transpose_ tril tril_ triu triu_
     true_divide true_divide_ trunc trunc_ type_as unflatten unfold uniform_ unsqueeze
     unsqueeze_ values var vdot view view_as where xlogy xlogy_ xpu zero_
+    """.split()
+)
+TENSOR_TUPLE_FUNCTIONS = frozenset(
+    """
+    adaptive_max_pool1d aminmax batch_norm_backward_reduce batch_norm_gather_stats
+    batch_norm_gather_stats_with_counts batch_norm_stats batch_norm_update_stats
+    choose_qparams_optimized chunk cudnn_batch_norm cummax cummin dsplit embedding_bag
+    frexp geqrf gradient gru histogram hsplit kthvalue lstm lstm_cell lu_unpack
+    max_pool1d_with_indices meshgrid miopen_batch_norm miopen_ctc_loss miopen_rnn
+    mkldnn_linear_backward_weights mkldnn_rnn_layer mode native_batch_norm
+    native_dropout native_group_norm native_layer_norm qr quantized_lstm_cell rnn_relu
+    rnn_tanh slogdet sort split split_with_sizes std_mean svd tensor_split topk
+    triangular_solve unbind unique_dim unravel_index unsafe_chunk unsafe_split
+    unsafe_split_with_sizes var_mean vsplit
+    """.split()
+)
+TENSOR_OR_TUPLE_FUNCTIONS = frozenset(
+    """
+    dequantize max median min nanmedian nonzero quantize_per_tensor where
+    """.split()
+)
+TENSOR_TUPLE_METHODS = frozenset(
+    """
+    aminmax chunk cummax cummin dsplit frexp geqrf histogram hsplit kthvalue mode qr
+    slogdet sort split split_with_sizes svd tensor_split topk triangular_solve unbind
+    unsafe_chunk unsafe_split unsafe_split_with_sizes vsplit
+    """.split()
+)
+TENSOR_OR_TUPLE_METHODS = frozenset(
+    """
+    max median min nanmedian nonzero
     """.split()
 )
 TENSOR_ONLY_METHODS = frozenset(

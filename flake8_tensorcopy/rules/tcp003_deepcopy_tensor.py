@@ -17,9 +17,10 @@ class DeepcopyTensor(Rule):
     )
     triggers = (rf"{word('deepcopy')}{WS}\(",)
     trigger_imports = frozenset({"copy.deepcopy"})
-    gate = ArgumentGate(frozenset({"copy.deepcopy"}), keyword="x")
+    gate = ArgumentGate(frozenset({"copy.deepcopy"}), keyword="x", elements=True)
     docs = RuleDocs(
-        what="Flags `copy.deepcopy(t)` where `t` is known to be a tensor or an `nn.Parameter`.",
+        what="Flags `copy.deepcopy(t)` where `t` is known to be a tensor or an `nn.Parameter`, "
+        "or a list or tuple of tensors (`heads = h.chunk(3)`, a list the file fills with tensors).",
         why="On a non-leaf tensor (one with a `grad_fn`), even under `no_grad`, deepcopy raises "
         "\"Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
         "at the moment\". On a view it copies the WHOLE base storage: "
@@ -51,6 +52,10 @@ class DeepcopyTensor(Rule):
                 "    def snapshot(self):\n        return copy.deepcopy(self.W)\n", [(7, 16)]),
         Example("import copy\ndef f(out):\n    return copy.deepcopy(out.detach())\n", [(3, 12)]),
         Example("import copy\ndef f(rep):\n    scale = rep.norm()\n    return copy.deepcopy(rep) / scale\n", [(4, 12)]),
+        Example("import copy\nimport torch\ndef f(x: torch.Tensor):\n    top, _ = torch.sort(x)\n"
+                "    return copy.deepcopy(top)\n", [(5, 12)]),
+        Example("import copy\nimport torch\ndef f(x: torch.Tensor):\n    heads = x.chunk(4)\n"
+                "    return copy.deepcopy(heads)\n", [(5, 12)]),
     )
     clean = (
         "import copy\ndef f(model):\n    return copy.deepcopy(model)\n",
@@ -66,8 +71,13 @@ class DeepcopyTensor(Rule):
         if self.inference.qualify(node.func) != "copy.deepcopy":
             return
         argument = first_argument(node, keyword="x")
-        if argument is not None and self.inference.is_tensor(argument):
+        if argument is None:
+            return
+        if self.inference.is_tensor(argument):
             self.report(node, fix=_fix(node, argument))
+        elif self.inference.holds_tensors(argument):
+            self.report(node, "copy.deepcopy of a list of tensors raises on non-leaf tensors and copies "
+                        "views' whole storage; use [t.detach().clone() for t in ts]")
 
 
 def _fix(node: cst.Call, argument: cst.BaseExpression) -> Fix | None:

@@ -88,6 +88,8 @@ class TensorFromTensor(Rule):
         Example("import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
                 "        return torch.relu(x)\ndef predict(x):\n    model = Net()\n    return torch.tensor(model(x))\n",
                 [(8, 12)]),
+        Example("import torch\ndef predicted(out: torch.Tensor):\n    _, pred = out.max(1)\n"
+                "    return torch.tensor(pred)\n", [(4, 12)]),
         Example("import torch\nclass Agent:\n    def __init__(self):\n        self.rewards = []\n"
                 "    def act(self, out: torch.Tensor):\n        self.rewards.append(out.sum())\n"
                 "    def finish(self):\n        return torch.tensor(self.rewards)\n", [(8, 16)]),
