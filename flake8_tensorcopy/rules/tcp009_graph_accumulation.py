@@ -42,6 +42,7 @@ class _Frame:
     feeds: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
     returned: list[cst.BaseExpression] = field(default_factory=list)
     detached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # n = n.detach()
+    evaluates: bool = False  # puts a model in eval mode: what it returns is a metric, not a loss
     rebound: dict[str, list[tuple[tuple[int, ...], int]]] = field(default_factory=dict)
 
 
@@ -123,8 +124,15 @@ class GraphAccumulation(Rule):
             "        history[i] = loss\n",
             [(7, 22)],
         ),
+        Example(  # an evaluation outside no_grad: every batch's graph, activations included
+            "def evaluate(model, loader, criterion):\n    model.eval()\n    total = 0\n"
+            "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
+            [(5, 18)],
+        ),
     )
     clean = (
+        "import torch\n@torch.no_grad()\ndef evaluate(model, loader, criterion):\n    model.eval()\n    total = 0\n"
+        "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
         "def f(model, opt, data, criterion):\n    logs = {}\n    for x, y in data:\n"
         "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n"
         "        logs['loss'] = loss\n    return logs\n",
@@ -179,6 +187,8 @@ class GraphAccumulation(Rule):
         callee = callee_name(node)
         # loss.backward(), accelerator.backward(loss), self.manual_backward(loss),
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
+        if called and callee == "eval" and not node.args:
+            self.frames[-1].evaluates = True
         if callee in BACKWARD_CALLEES:
             keys = set(_names_in(called[0])) if called and callee == "backward" else set()
             for arg in node.args:
@@ -323,7 +333,7 @@ class GraphAccumulation(Rule):
                 # built from several terms; over batches it is an evaluation that keeps graphs.
                 if returned is None:
                     returned = _closure(set().union(*map(_names_in, frame.returned)), frame.feeds)
-                if candidate.holder in returned:
+                if candidate.holder in returned and not frame.evaluates:
                     continue
             self.report(candidate.value, fix=_fix(candidate.value))
 
