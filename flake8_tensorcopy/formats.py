@@ -74,14 +74,20 @@ def github(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
     out = []
     for f in findings:
         out.append(
-            f"::warning file={_escape_property(f.path)},line={f.finding.line},col={f.finding.col + 1},"
+            f"::warning file={_escape_property(_github_path(f.path))},line={f.finding.line},col={f.finding.col + 1},"
             f"title={f.finding.code}::{_escape_data(f.finding.message)}\n"
         )
     for error in errors:
         out.append(
-            f"::error file={_escape_property(error.path)},title=flake8-tensorcopy::{_escape_data(error.message)}\n"
+            f"::error file={_escape_property(_github_path(error.path))},title=flake8-tensorcopy::"
+            f"{_escape_data(error.message)}\n"
         )
     return "".join(out)
+
+
+def _github_path(path: str) -> str:
+    """``pkg/x.py`` for ``./pkg/x.py``: GitHub places no annotation on a path with ``./``."""
+    return posixpath.normpath(path.replace("\\", "/")) if not path.startswith("/") else path
 
 
 def _uri(path: str) -> str:

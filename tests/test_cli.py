@@ -264,6 +264,9 @@ def test_github_format(project):
     errors = run("--format", "github", "broken.py", cwd=project)
     assert errors.returncode == 2
     assert errors.stdout.startswith("::error file=broken.py,title=flake8-tensorcopy::cannot analyse it")
+    # A walked folder names files ./risky.py; GitHub places no annotation on such a path.
+    walked = run("--format", "github", ".", cwd=project)
+    assert "file=./" not in walked.stdout and "::warning file=risky.py,line=6," in walked.stdout
 
 
 def test_sarif_is_valid_2_1_0(project):
