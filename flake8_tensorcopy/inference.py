@@ -167,7 +167,7 @@ class Inference:
             if len(value.elements) != width or any(isinstance(e, cst.StarredElement) for e in value.elements):
                 return []
             return [self.info(e.value) for e in value.elements]
-        if self.summarised(value) in (Holds.TENSORS, Holds.TENSOR_OR_TENSORS):  # _, pred = out.max(1)
+        if self.summarised(value) in (Holds.TENSORS, Holds.TENSOR_OR_TENSORS, Holds.BATCH):  # _, pred = out.max(1)
             return [TENSOR] * width
         facts = self.facts
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and facts is not None \

@@ -220,12 +220,14 @@ def test_a_tuple_of_tensors_from_torch(scope, value, flagged):
     ("for t, u in torch.ones(3, 2):", True),
     ("for t in pairs:", False),
     ("for t in zip(pairs, torch.ones(3)):", False),  # a tuple, not a tensor
+    ("for b in torch.utils.data.DataLoader(pairs):\n        t, u = b", True),  # a batch, unpacked
+    ("for t in torch.utils.data.DataLoader(pairs):", False),  # the batch itself may be a dict
 ])
 def test_loops_over_tensors(loop, flagged):
     source = f"import torch\n\ndef f(pairs):\n    {loop}\n        torch.tensor([t])\n"
     whole = lint_source(source, rules=GATED, shortcuts=False)
     assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == ([(5, "TCP005")] if flagged else [])
+    assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
 @pytest.mark.parametrize("before, flagged", [

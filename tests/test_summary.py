@@ -54,7 +54,7 @@ CASES = [
     ("import torch\ndef f(det: torch.Tensor):\n    for *box, conf, cls in det:\n        pass", "box", "f", LIST),
     ("import torch\ndef f(det: torch.Tensor):\n    for *box, conf, cls in det:\n        pass", "conf", "f", TENSOR),
     ("from torch.utils.data import DataLoader\ndef f(ds):\n    for x, y in DataLoader(ds):\n        pass", "y", "f", TENSOR),
-    ("from torch.utils.data import DataLoader\ndef f(ds):\n    for batch in DataLoader(ds):\n        pass", "batch", "f", None),
+    ("from torch.utils.data import DataLoader\ndef f(ds):\n    for batch in DataLoader(ds):\n        pass", "batch", "f", Holds.BATCH),
     ("from torch.utils.data import DataLoader\ndef f(ds, c):\n    for x, y in DataLoader(ds, collate_fn=c):\n        pass",
      "x", "f", None),  # a custom collate makes anything
     ("from torch.utils.data import DataLoader\ndef f(loader: DataLoader):\n    for i, (x, y) in enumerate(loader):\n        pass",

@@ -56,6 +56,7 @@ from .vocabulary import (
     TENSOR_ATTRIBUTES,
     VIEW_METHODS,
     CallShape,
+    VARIABLE_CONSTRUCTORS,
     TensorInfo,
     is_module_base,
     tensor_method_info,
@@ -70,6 +71,7 @@ class Holds(enum.Enum):
     LOADER = "a DataLoader"  # iterating it gives batches of tensors
     TENSORS = "a list of tensors"  # a list or tuple whose every element is a tensor
     TENSOR_OR_TENSORS = "a tensor or a tuple of tensors"  # torch.max(x, ...): each element a tensor
+    BATCH = "a batch of a DataLoader"  # unpacking it gives tensors (with the default collate)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class Instance:
 Value = TensorInfo | Holds | Instance | tuple | None
 _EMPTY_LIST = "empty list"  # a binding that only containers' element writes can fill
 _TUPLES_OF_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS)
+_TENSOR_INPUTS = TENSOR_INPUT_FUNCTIONS | VARIABLE_CONSTRUCTORS
 
 
 def torch_tuple_value(qualified: str) -> Value:
@@ -631,7 +634,7 @@ class ScopeFacts:
             if first.func.attr not in TENSOR_METHODS:
                 return
             first = first.func.value
-        if isinstance(first, ast.Name) and self.imports.qualify_expression(call.func) in TENSOR_INPUT_FUNCTIONS:
+        if isinstance(first, ast.Name) and self.imports.qualify_expression(call.func) in _TENSOR_INPUTS:
             self._use_as_tensor(first.id, call.lineno)
 
     def _note_element_write(self, call: ast.Call) -> None:
@@ -809,7 +812,7 @@ class ScopeFacts:
         if value in _TUPLES_OF_TENSORS:
             return TENSOR
         if value == Holds.LOADER:
-            return _BATCH
+            return Holds.BATCH
         return None
 
     def _descend(self, element: Value | tuple, path: tuple[int | str, ...]) -> Value:
@@ -818,12 +821,12 @@ class ScopeFacts:
                 if not isinstance(step, int) or step >= len(element):
                     return None
                 element = element[step]
-            elif element == _BATCH or isinstance(element, TensorInfo) or element in _TUPLES_OF_TENSORS:
+            elif element == Holds.BATCH or isinstance(element, TensorInfo) or element in _TUPLES_OF_TENSORS:
                 # Unpacking a batch or a tensor row gives tensors; a starred target a list of them.
                 element = Holds.TENSORS if step == "*" else TENSOR
             else:
                 return None
-        return None if element == _BATCH or isinstance(element, tuple) else element
+        return None if isinstance(element, tuple) else element
 
     def returned(self) -> Value:
         """What every ``return`` gives (``return None`` aside: Optional); for ``return a, b``
@@ -1084,4 +1087,3 @@ class _Each:
 
 
 _UNKNOWN = _Each(ast.Constant(None))  # an element write we cannot read (``insert`` with keywords)
-_BATCH = "batch"  # one element of a DataLoader: unpacking it gives tensors

@@ -30,6 +30,9 @@ TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 # Attributes that conventionally hold an nn.Parameter (or a normalisation layer's buffer).
 PARAMETER_ATTRIBUTES = frozenset(
     {"weight", "bias", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "in_proj_weight", "running_mean", "running_var"}
+    # nn.RNN/LSTM/GRU name their parameters per layer and direction: weight_ih_l0_reverse.
+    | {f"{kind}_{gate}_l{layer}{direction}" for kind in ("weight", "bias") for gate in ("ih", "hh")
+       for layer in range(8) for direction in ("", "_reverse")}
 )
 # Loops over these bind parameters: ``for p in model.parameters()``.
 PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})
@@ -70,6 +73,9 @@ TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
 )
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# The pre-0.4 wrapper, still common in application code: ``Variable(t)`` takes only a tensor
+# (anything else raises TypeError) and returns a tensor sharing its storage.
+VARIABLE_CONSTRUCTORS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 # Base classes of modules whose call runs ``forward``: any class of ``torch.nn`` but these.
 _NOT_MODULES = ("torch.nn.utils", "torch.nn.parameter", "torch.nn.init", "torch.nn.functional",
                 "torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.Uninitialized")
@@ -212,6 +218,8 @@ def torch_function_info(qualified: str, call: CallShape) -> TensorInfo | None:
 
     if qualified in PARAMETER_CONSTRUCTORS:
         return PARAMETER
+    if qualified in VARIABLE_CONSTRUCTORS:
+        return TENSOR
     if qualified.startswith(FUNCTIONAL_PREFIX):
         return FRESH
     for prefix in TORCH_PREFIXES:

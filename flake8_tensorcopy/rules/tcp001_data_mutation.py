@@ -69,6 +69,7 @@ class DataMutation(Rule):
         Example("import torch\ndef f(a, b, w):\n    torch.add(a, b, out=w.data)\n", [(3, 5)]),
         Example("import torch.nn.init as init\ndef f(w):\n    init.xavier_uniform_(w.data)\n", [(3, 5)]),
         Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
+        Example("def f(gru, w):\n    gru.weight_ih_l0.data = w\n", [(2, 5)]),  # RNNs name them per layer
         Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
                 "def f(w: torch.Tensor):\n    w.data.add_(1.0)\n", [(5, 5)]),
     )

@@ -74,6 +74,12 @@ class TensorFromTensor(Rule):
                 "        yield torch.tensor(box), torch.tensor(conf)\n", [(4, 15), (4, 34)]),
         Example("import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n"
                 "    for x, y in DataLoader(dataset):\n        return torch.tensor(x)\n", [(5, 16)]),
+        Example("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(range(8), batch_size=4)\n"
+                "for i, data in enumerate(loader):\n    inputs, labels = data\n    x = torch.tensor(inputs)\n",
+                [(6, 9)]),
+        Example("import torch\nfrom torch.autograd import Variable\ndef f(y_data, xs):\n"
+                "    labels = Variable(torch.LongTensor(y_data))\n    for x, label in zip(xs, labels):\n"
+                "        yield torch.LongTensor([label])\n", [(6, 15)]),
         Example("import torch\ndef gather(model, xs):\n    vals = []\n    for x in xs:\n"
                 "        vals.append(model(x).detach())\n    return torch.tensor(vals)\n", [(6, 12)]),
         Example("import torch\ndef entropies(dists):\n    ents = []\n    for d in dists:\n"

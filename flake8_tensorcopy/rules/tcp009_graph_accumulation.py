@@ -17,6 +17,7 @@ from ..analysis.vocabulary import (
     over_data,
 )
 from ..gates import AccumulationGate
+from ..imports import FUNCTION_DEFS
 from ..inference import bound_names, callee_name, container_of, dotted_name, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 from ..scopes import is_no_grad
@@ -131,6 +132,9 @@ class GraphAccumulation(Rule):
         ),
     )
     clean = (
+        # No torch in the file: its own loss() of plain floats.
+        "def loss(x, y):\n    return (x - y) ** 2\ndef f(xs, ys):\n    total = 0\n"
+        "    for x_val, y_val in zip(xs, ys):\n        total += loss(x_val, y_val)\n    return total\n",
         "import torch\n@torch.no_grad()\ndef evaluate(model, loader, criterion):\n    model.eval()\n    total = 0\n"
         "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
         "def f(model, opt, data, criterion):\n    logs = {}\n    for x, y in data:\n"
@@ -282,7 +286,7 @@ class GraphAccumulation(Rule):
             return False, frozenset({dotted} if dotted else ())
         if isinstance(node, cst.Call):
             if _is_loss_call(node):
-                return True, frozenset()
+                return (not self._plain_own_function(node.func)), frozenset()
             if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(PLAIN_MODULES):
                 return None
             called = method_call(node)
@@ -307,6 +311,17 @@ class GraphAccumulation(Rule):
         return any(p[0] for p in parts), frozenset().union(*(p[1] for p in parts))
 
     # -- judgement ----------------------------------------------------------------------
+    def _plain_own_function(self, func: cst.BaseExpression) -> bool:
+        """``loss(x, y)`` where ``loss`` is the file's own function and the file never imports
+        torch: a course's loss of plain floats, no graph."""
+        summary = self.inference.summary
+        return (
+            isinstance(func, cst.Name)
+            and summary is not None
+            and isinstance(summary.definition(func.value), FUNCTION_DEFS)
+            and not any(full == "torch" or full.startswith("torch.") for full in self.context.imports.aliases.values())
+        )
+
     def _judge(self, frame: _Frame) -> None:
         # Cheap tests first: most candidates have no evidence of a graph at all.
         suspects = []
