@@ -33,8 +33,8 @@ class InplaceDetached(Rule):
         known_problems="Aliases are tracked through plain names within one function only. A detached call "
         "result (`model(x).detach()`, `helper(x).detach()`, `x = model(x); x = x.detach()`) is "
         "taken as a tensor no one else holds, though a call can return a tensor kept elsewhere. "
-        "On 79 repositories of application code (575 k lines, hand-labelled: "
-        "`bench/accuracy/`): 5 of 5 found, no false finding.",
+        "On 106 repositories of application code (636 k lines, hand-labelled: "
+        "`bench/accuracy/`): 9 of 9 found, no false finding.",
     )
     flagged = (
         Example("def f(x):\n    x.detach().zero_()\n", [(2, 5)]),
