@@ -10,12 +10,16 @@ honours ``# noqa`` like flake8 and prints. Exit status: 0 when no finding is lef
 (SIGKILL, power loss) between writing the fixed code and renaming it into place leaves
 that file as it was plus a stray ``.NAME.XXXXXXXX.tcpfix`` next to it, which no run
 lints (it is not a ``*.py``) and which can be deleted.
+
+A ``*.ipynb`` notebook is linted and fixed through :mod:`notebook`: its code cells as one
+module, findings told by cell and row (:func:`process_notebook`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import difflib
 import fnmatch
 import io
@@ -32,12 +36,15 @@ from pathlib import Path
 
 from flake8 import defaults
 
-from . import __version__, docs, engine, fixer, noqa
+from . import __version__, docs, engine, fixer, noqa, notebook
 from .formats import FORMATS, FileError, Located
 from .rule import Rule
 from .rules import ALL_RULES
 
 USAGE_ERROR = 2
+NOTEBOOK_SUFFIX = ".ipynb"
+# Jupyter's autosaved copies: linting them would report every notebook twice.
+DEFAULT_EXCLUDE = (*defaults.EXCLUDE, ".ipynb_checkpoints")
 
 
 @dataclass
@@ -76,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         "be read, analysed or fixed.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="files and folders to lint (folders: their *.py files); '-' reads stdin "
+                        help="files and folders to lint (folders: their *.py and *.ipynb files); '-' reads stdin "
                         "(default: .)")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
                         help="comma-separated code prefixes to report (default: every rule on by default)")
@@ -89,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the fixes as a unified diff instead of writing them")
     parser.add_argument("--explain", metavar="CODE", help="print the reference page of a rule and exit")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-    parser.add_argument("--exclude", default=",".join(defaults.EXCLUDE), metavar="PATTERNS",
+    parser.add_argument("--exclude", default=",".join(DEFAULT_EXCLUDE), metavar="PATTERNS",
                         help="comma-separated glob patterns of files and folders to skip when walking "
                         "folders (default: %(default)s)")
     parser.add_argument("--extend-exclude", default="", metavar="PATTERNS",
@@ -207,7 +214,7 @@ def discover(paths: Sequence[str], excludes: Sequence[str], stdin_name: str) -> 
             folders[:] = sorted(f for f in folders if not _excluded(os.path.join(root, f), excludes))
             for name in sorted(files):
                 full = os.path.join(root, name)
-                if name.endswith(".py") and not _excluded(full, excludes):
+                if name.endswith((".py", NOTEBOOK_SUFFIX)) and not _excluded(full, excludes):
                     yield full, Path(full)
 
 
@@ -232,6 +239,8 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     except OSError as error:
         outcome.error = FileError(display, f"cannot read it: {error.strerror or error}")
         return outcome
+    if display.endswith(NOTEBOOK_SUFFIX):
+        return process_notebook(display, path, data, options)
     echo = path is None and options.writes  # `- --fix` prints the code, fixed or not: never nothing
 
     def unfixed() -> Outcome:
@@ -278,20 +287,91 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     if options.diff:
         sys.stdout.write(unified_diff(display, source, result.source, result.imports_added))
         return outcome  # nothing written: every finding is still there
+    if _deliver(display, path, data, new_data, outcome):
+        outcome.findings = after
+    return outcome
+
+
+def _deliver(display: str, path: Path | None, data: bytes, new_data: bytes, outcome: Outcome) -> bool:
+    """Write the fixed file (stdin: print it); on failure say so in ``outcome`` and return False."""
     if path is None:
         sys.stdout.buffer.write(new_data)
-    else:
-        try:
-            write_atomic(path, new_data, expected=data)
-        except (Refused, OSError) as error:
-            reason = f"left untouched: {error}" if isinstance(error, Refused) else (
-                f"cannot write it: {error.strerror or error}")
-            outcome.error = FileError(display, f"not fixed, {reason}")
-            outcome.fixed = Counter()
-            outcome.notes = []
-            return outcome
-    outcome.findings = after
+        return True
+    try:
+        write_atomic(path, new_data, expected=data)
+    except (Refused, OSError) as error:
+        reason = f"left untouched: {error}" if isinstance(error, Refused) else (
+            f"cannot write it: {error.strerror or error}")
+        outcome.error = FileError(display, f"not fixed, {reason}")
+        outcome.fixed = Counter()
+        outcome.notes = []
+        return False
+    return True
+
+
+def process_notebook(display: str, path: Path | None, data: bytes, options: Options) -> Outcome:
+    """:func:`process` for a notebook: its code cells linted and fixed as one module."""
+    outcome = Outcome()
+    echo = path is None and options.writes
+
+    def unfixed() -> Outcome:
+        if echo:
+            sys.stdout.buffer.write(data)
+        return outcome
+
+    try:
+        book = notebook.Notebook(data.decode("utf-8"))
+    except (UnicodeDecodeError, notebook.NotebookError) as error:
+        outcome.error = FileError(display, f"cannot read it as a notebook: {error}")
+        return unfixed()
+    try:
+        outcome.findings = _in_cells(book, _lint(display, book.module, options))
+    except engine.AnalysisError as error:
+        outcome.findings = _in_cells(book, _located(display, book.module, error.findings, options))
+        outcome.error = FileError(display, f"cannot analyse it: {book.locate_in_message(str(error))}")
+        return unfixed()
+    except Exception as error:  # a bug of ours must not stop the other files
+        outcome.error = FileError(
+            display, f"internal error while linting ({type(error).__name__}: {error}); please report it"
+        )
+        return unfixed()
+    if not options.fixing or not any(f.fixable for f in outcome.findings):
+        return unfixed()
+
+    try:
+        result = fixer.fix_source(book.module, options.rules, unsafe=options.unsafe,
+                                  keep_lines_with=notebook.MARK)
+        fixed_book = book.with_module(result.source)
+        after = _in_cells(fixed_book, _lint(display, fixed_book.module, options))
+    except (fixer.FixError, engine.AnalysisError, notebook.NotebookError) as error:
+        outcome.error = FileError(display, f"not fixed, left untouched: {error}")
+    except Exception as error:
+        outcome.error = FileError(display, f"not fixed, left untouched: internal error ({type(error).__name__}: "
+                                  f"{error}); please report it")
+    if outcome.error is not None or not result.changed:
+        return unfixed()
+
+    outcome.fixed = result.counts()
+    outcome.notes = [f"added `{statement}` (a fix needs it)" for statement in result.imports_added]
+    if options.diff:
+        changes = book.changed_cells(fixed_book)
+        sys.stdout.write("".join(
+            unified_diff(f"{display}:cell {number}", old, new, result.imports_added if position == 0 else ())
+            for position, (number, old, new) in enumerate(changes)
+        ))
+        return outcome
+    if _deliver(display, path, data, fixed_book.text.encode("utf-8"), outcome):
+        outcome.findings = after
     return outcome
+
+
+def _in_cells(book: notebook.Notebook, located: Sequence[Located]) -> list[Located]:
+    """``located`` (lines of ``book.module``) told by cell and row in that cell."""
+    told = []
+    for item in located:
+        cell, row = book.locate(item.finding.line)
+        told.append(dataclasses.replace(item, finding=dataclasses.replace(item.finding, line=row), cell=cell))
+    return told
 
 
 def _lint(display: str, source: str, options: Options) -> list[Located]:

@@ -71,9 +71,13 @@ def fix_source(
     unsafe: bool = False,
     honour_noqa: bool = True,
     max_passes: int = MAX_PASSES,
+    keep_lines_with: str = "",
 ) -> FixResult:
     """``source`` with every applicable fix applied. Raises :class:`FixError` or
-    :class:`engine.AnalysisError`; the caller then keeps ``source``."""
+    :class:`engine.AnalysisError`; the caller then keeps ``source``.
+
+    A fix that would rewrite or re-indent a line holding ``keep_lines_with`` (a notebook's
+    stand-in for IPython syntax) is not applied: its finding stays."""
     rules = engine.rules_for() if rules is None else rules
     too_big = limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(source)
     if too_big:
@@ -93,6 +97,7 @@ def fix_source(
             (report, line)
             for report, line in zip(reports, lines)
             if applicable(report.fix, unsafe) and not (silenced and silenced.silences(report.code, line))
+            and not (keep_lines_with and _rewrites_text(module, report.fix, keep_lines_with))
         ]
         if unfixable is None:  # the findings no fix was going to remove
             unfixable = Counter(report.code for report in reports) - Counter(r.code for r, _ in candidates)
@@ -100,7 +105,7 @@ def fix_source(
             break
         chosen = _non_overlapping(candidates)
         try:
-            text, imports = _apply(module, [report.fix for report, _ in chosen])
+            text, imports = _apply(module, [report.fix for report, _ in chosen], keep_lines_with)
         except Exception as error:  # e.g. a rule built a node LibCST refuses
             codes = ", ".join(sorted({report.code for report, _ in chosen}))
             raise FixError(f"a fix ({codes}) could not be applied: {type(error).__name__}: {error}") from None
@@ -153,6 +158,13 @@ def _deep(work: Callable[[], object]):
         raise engine.AnalysisError("too deeply nested for LibCST") from None
 
 
+def _rewrites_text(module: cst.Module, fix: Fix, text: str) -> bool:
+    """Whether ``fix`` replaces or re-indents code that holds ``text``. The comments above a
+    wrapped statement do not count: ``_Applier`` leaves those holding ``text`` above its ``with``."""
+    nodes = [old for old, _ in fix.replacements] + [statement.with_changes(leading_lines=()) for statement in fix.wrap]
+    return any(text in module.code_for_node(node) for node in nodes)
+
+
 # -- choosing fixes that do not overlap ------------------------------------------------
 def _subtree_ids(node: cst.CSTNode, into: set[int]) -> None:
     stack = [node]
@@ -193,7 +205,7 @@ def _non_overlapping(candidates: list[tuple[Report, int]]) -> list[tuple[Report,
 
 
 # -- applying them ---------------------------------------------------------------------
-def _apply(module: cst.Module, fixes: Iterable[Fix]) -> tuple[str, list[str]]:
+def _apply(module: cst.Module, fixes: Iterable[Fix], keep_lines_with: str = "") -> tuple[str, list[str]]:
     """The code of ``module`` with ``fixes`` applied, and the import statements added."""
     replacements: dict[int, object] = {}
     wraps: dict[int, str] = {}
@@ -212,7 +224,7 @@ def _apply(module: cst.Module, fixes: Iterable[Fix]) -> tuple[str, list[str]]:
                 needed.append(statement)
 
     def transform() -> tuple[str, list[str]]:
-        updated = module.visit(_Applier(replacements, wraps))
+        updated = module.visit(_Applier(replacements, wraps, keep_lines_with))
         added = [statement for statement in needed if not _has_import(updated, statement)]
         if added:
             updated = _add_imports(updated, added)
@@ -222,10 +234,11 @@ def _apply(module: cst.Module, fixes: Iterable[Fix]) -> tuple[str, list[str]]:
 
 
 class _Applier(cst.CSTTransformer):
-    def __init__(self, replacements: dict[int, object], wraps: dict[int, str]) -> None:
+    def __init__(self, replacements: dict[int, object], wraps: dict[int, str], keep_lines_with: str = "") -> None:
         super().__init__()
         self.replacements = replacements
         self.wraps = wraps
+        self.keep_lines_with = keep_lines_with
         self.wrapped: dict[int, str] = {}  # id(updated statement) -> context manager
         self.keep_alive: list[cst.CSTNode] = []
 
@@ -244,7 +257,9 @@ class _Applier(cst.CSTTransformer):
         return updated_node
 
     def _group(self, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement] | None:
-        """``body`` with each run of consecutive wrapped statements under one ``with``."""
+        """``body`` with each run of consecutive wrapped statements under one ``with``; a
+        statement with a kept line among the comments above it starts a new run, so that
+        those comments stay where they are."""
         if not any(id(statement) in self.wrapped for statement in body):
             return None
         grouped: list[cst.BaseStatement] = []
@@ -258,7 +273,7 @@ class _Applier(cst.CSTTransformer):
 
         for statement in body:
             wrapper = self.wrapped.get(id(statement))
-            if wrapper is not None and wrapper == run_wrapper and run:
+            if wrapper is not None and wrapper == run_wrapper and run and not self._keeps_lines_above(statement):
                 run.append(statement)
                 continue
             flush()
@@ -269,6 +284,11 @@ class _Applier(cst.CSTTransformer):
                 grouped.append(statement)
         flush()
         return grouped
+
+    def _keeps_lines_above(self, statement: cst.BaseStatement) -> bool:
+        return bool(self.keep_lines_with) and any(
+            line.comment is not None and self.keep_lines_with in line.comment.value for line in statement.leading_lines
+        )
 
 
 def _with(wrapper: str, statements: list[cst.BaseStatement]) -> cst.With:

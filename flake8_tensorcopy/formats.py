@@ -1,4 +1,8 @@
-"""Output formats of the CLI: text (flake8's), json, github (workflow commands), sarif."""
+"""Output formats of the CLI: text (flake8's), json, github (workflow commands), sarif.
+
+A finding in a notebook carries its cell: its line and column count inside that cell
+(ruff's convention), so each format names the cell as it can (see the README, "Notebooks").
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ class Located:
     path: str  # as the user named it (or the stdin display name)
     finding: Finding
     fixable: bool  # with the fixes the user allowed (safe, or unsafe too)
+    cell: int | None = None  # in a notebook: the cell (1-based among all cells) ``finding.line`` counts in
 
     @property
     def text(self) -> str:
@@ -39,8 +44,13 @@ class FileError:
 
 
 def text(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
-    """flake8's default format: ``path:row:col: CODE text`` (1-based column)."""
-    return "".join(f"{f.path}:{f.finding.line}:{f.finding.col + 1}: {f.finding.message}\n" for f in findings)
+    """flake8's default format: ``path:row:col: CODE text`` (1-based column); in a notebook
+    ruff's ``path:cell N:row:col: CODE text``."""
+    return "".join(
+        f"{f.path}:{'' if f.cell is None else f'cell {f.cell}:'}{f.finding.line}:{f.finding.col + 1}: "
+        f"{f.finding.message}\n"
+        for f in findings
+    )
 
 
 def json_format(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
@@ -49,6 +59,7 @@ def json_format(findings: Sequence[Located], errors: Sequence[FileError]) -> str
         fix = f.finding.fix
         items.append({
             "path": f.path,
+            **({} if f.cell is None else {"cell": f.cell}),
             "line": f.finding.line,
             "column": f.finding.col + 1,
             "code": f.finding.code,
@@ -73,6 +84,15 @@ def github(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
     """GitHub Actions workflow commands: one annotation per finding (and per file error)."""
     out = []
     for f in findings:
+        if f.cell is not None:
+            # GitHub shows a notebook as its JSON, where a cell's row is no line: the
+            # annotation goes on the file, its title says where in the notebook.
+            where = f"cell {f.cell}, line {f.finding.line}, col {f.finding.col + 1}"
+            out.append(
+                f"::warning file={_escape_property(f.path)},title={_escape_property(f'{f.finding.code} ({where})')}"
+                f"::{_escape_data(f.finding.message)}\n"
+            )
+            continue
         out.append(
             f"::warning file={_escape_property(_github_path(f.path))},line={f.finding.line},col={f.finding.col + 1},"
             f"title={f.finding.code}::{_escape_data(f.finding.message)}\n"
@@ -128,6 +148,10 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
                 }
             }],
         }
+        if f.cell is not None:  # the region counts in this cell (see the README, "Notebooks")
+            location = result["locations"][0]
+            location["logicalLocations"] = [{"name": f"cell {f.cell}", "kind": "module"}]
+            location["properties"] = {"cell": f.cell}
         if f.finding.code in index:
             result["ruleIndex"] = index[f.finding.code]
         if f.finding.fix is not None:
