@@ -745,18 +745,23 @@ class AccumulationGate(Gate):
     def admits(self, function: FunctionFacts) -> bool:
         nodes = function.own_nodes
         accumulations = [
-            (value, loops[-1], graph)
+            (holder, value, loops[-1], graph)
             for node, loops in nodes
             if loops
-            for value in _accumulated(node)
+            for holder, value in _accumulated(node)
             if (graph := self._graph(value, function.imports, 0)) is not None
         ]
         if not accumulations:
             return False
         calls = [(node, loops) for node, loops in nodes if isinstance(node, ast.Call)]
         backward = [(_backpropagated(call), loops) for call, loops in calls if _callee(call) in BACKWARD_CALLEES]
+        # The rule's own exemption: a total that feeds a backward is the loss being built
+        # (``loss += term`` in a loop, then ``loss.backward()``): the big GAN train steps.
+        backpropagated = _fed(set().union(*(keys for keys, _ in backward)), nodes)
         feeds = function.plain_bindings
-        for value, loop, (loss, named) in accumulations:
+        for holder, value, loop, (loss, named) in accumulations:
+            if holder in backpropagated:
+                continue
             if named and any(loop in loops and keys & _built_from(value, feeds) for keys, loops in backward):
                 return True
             if loss and isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_words(loop.iter) | _words(loop.target)):
@@ -801,19 +806,52 @@ class AccumulationGate(Gate):
         return any(loss for loss, _ in graphs), any(named for _, named in graphs)
 
 
-def _accumulated(node: ast.AST) -> list[ast.expr]:
-    """The values ``node`` accumulates into something that outlives the iteration."""
+def _accumulated(node: ast.AST) -> list[tuple[str, ast.expr]]:
+    """(the holder, dotted or "", a value) for what ``node`` accumulates into something that
+    may outlive the iteration."""
     if isinstance(node, ast.AugAssign):
-        return [node.value] if isinstance(node.op, (ast.Add, ast.Sub)) else []
+        return [(_dotted(_container(node.target)), node.value)] if isinstance(node.op, (ast.Add, ast.Sub)) else []
     if isinstance(node, ast.Call):
-        return _appended(node)
+        method = _method(node)
+        return [(_dotted(_container(method[0])), value) for value in _appended(node)] if method else []
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target, value = node.targets[0], node.value
         if isinstance(target, ast.Subscript):
-            return [value]
+            return [(_dotted(_container(target)), value)]
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) and _same(value.left, target):
-            return [value.right]
+            return [(_dotted(_container(target)), value.right)]
     return []
+
+
+def _fed(sinks: set[str], nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> set[str]:
+    """``sinks`` and every name assigned (``a = ...``, ``a, b = ...``) into one of them,
+    transitively: a subset of what the rule follows, so the gate skips nothing it flags."""
+    feeds = [
+        (name.id, node.value)
+        for node, _ in nodes
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        for name in _bound_names(target)
+    ]
+    reached, grown = set(sinks), True
+    while grown:
+        grown = False
+        for name, value in feeds:
+            if name in reached and not (names := _dotted_names(value)) <= reached:
+                reached |= names
+                grown = True
+    return reached
+
+
+def _bound_names(target: ast.expr) -> Iterator[ast.Name]:
+    """The names ``target`` binds: ``a``, ``a, (b, *c)``."""
+    if isinstance(target, ast.Name):
+        yield target
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound_names(target.value)
 
 
 def _same(load: ast.expr, store: ast.expr) -> bool:
