@@ -54,7 +54,9 @@ def test_minimal_edits_touch_only_what_changed():
     old = "import torch\n\ndef f(w):\n    return w.clone().detach()\n"
     new = "import copy\nimport torch\n\ndef f(w):\n    return w.detach().clone()\n"
     edits = minimal_edits(old, new)
-    assert [(old[e.start : e.end], e.new_text) for e in edits] == [("", "import copy\n"), ("clone().detach", "detach().clone")]
+    assert [(old[e.start : e.end], e.new_text) for e in edits] == [
+        ("", "import copy\n"), ("clone().detach", "detach().clone")
+    ]
     text = old
     for edit in reversed(edits):
         text = text[: edit.start] + edit.new_text + text[edit.end :]

@@ -36,10 +36,10 @@ def main(argv: Sequence[str] = ()) -> int:
               "it speaks LSP over stdin/stdout", file=sys.stderr)
         return 2
     try:
-        import pygls  # noqa: F401  (only to say clearly what is missing)
-    except ImportError:
+        from .protocol import serve
+    except ImportError as error:
+        if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
         print(MISSING_PYGLS, file=sys.stderr)
         return 2
-    from .protocol import serve
-
     return serve()

@@ -82,4 +82,3 @@ def _offsets(lines: list[str]) -> list[int]:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     return offsets
-

@@ -1,7 +1,8 @@
 """What the server lints with: the rules selected and whether unsafe fixes count.
 
 The editor sends settings as ``initializationOptions`` and in
-``workspace/didChangeConfiguration``, either bare or under a ``"flake8-tensorcopy"`` key::
+``workspace/didChangeConfiguration``, under a ``"flake8-tensorcopy"`` key or bare (where
+only these keys are read)::
 
     {"select": ["TCP"], "ignore": ["TCP005"], "unsafeFixes": false}
 
@@ -21,6 +22,7 @@ from ..cli import select_rules
 from ..rule import Rule
 
 SECTION = "flake8-tensorcopy"
+KEYS = frozenset({"select", "ignore", "unsafeFixes"})
 
 
 @dataclass(frozen=True)
@@ -40,12 +42,14 @@ class Settings:
             return cls()
         if not isinstance(options, Mapping):
             raise ValueError(f"settings must be an object, not {options!r}")
-        options = options.get(SECTION, options)
-        if not isinstance(options, Mapping):
-            raise ValueError(f"{SECTION!r} must be an object, not {options!r}")
-        unknown = sorted(set(options) - {"select", "ignore", "unsafeFixes"})
-        if unknown:
-            raise ValueError(f"unknown setting(s) {', '.join(unknown)} (known: select, ignore, unsafeFixes)")
+        if SECTION in options:  # ours alone: a key we do not know is a mistake worth saying
+            options = options[SECTION]
+            if not isinstance(options, Mapping):
+                raise ValueError(f"{SECTION!r} must be an object, not {options!r}")
+            unknown = sorted(set(options) - KEYS)
+            if unknown:
+                raise ValueError(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})")
+        # Bare, the object may also hold other tools' settings: only our keys are read.
         unsafe = options.get("unsafeFixes", False)
         if not isinstance(unsafe, bool):
             raise ValueError(f"unsafeFixes must be true or false, not {unsafe!r}")
