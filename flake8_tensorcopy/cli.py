@@ -80,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find (and fix) PyTorch tensor copy and alias mistakes: the TCP rules of the "
         "flake8-tensorcopy plugin, without flake8.",
         epilog="Exit status: 0 no finding left, 1 findings left, 2 bad usage or a file that could not "
-        "be read, analysed or fixed.",
+        "be read, analysed or fixed. "
+        "`flake8-tensorcopy server` runs the language server instead (LSP over stdin/stdout; needs "
+        "pip install 'flake8-tensorcopy[server]'); to lint a folder named server, write ./server.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files and folders to lint (folders: their *.py and *.ipynb files); '-' reads stdin "
@@ -108,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["server"]:
+        from .server import main as serve  # only this command imports the server (pygls is optional)
+
+        return serve(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.explain:

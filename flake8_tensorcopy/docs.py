@@ -41,6 +41,20 @@ def page_path(root: Path, rule: type[Rule]) -> Path:
     return root / "rules" / f"{rule.code}.md"
 
 
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def page_url(rule: type[Rule]) -> str | None:
+    """A link to the rule's page (the language server's ``codeDescription``).
+
+    The project names no public repository yet (pyproject has no ``[project.urls]``), so
+    this is the page in the checkout the package runs from; None where there is none (an
+    installed wheel carries no ``rules/``). Once a repository URL exists, link there.
+    """
+    page = page_path(CHECKOUT, rule)
+    return page.as_uri() if page.is_file() else None
+
+
 TRIGGER_TABLE = Path(__file__).with_name("_triggers.py")
 
 

@@ -52,6 +52,9 @@ class Finding:
     code: str
     message: str
     fix: Fix | None = field(default=None, compare=False, repr=False)
+    # Where the flagged node ends (same units), when the caller asked for ends.
+    end_line: int | None = field(default=None, compare=False)
+    end_col: int | None = field(default=None, compare=False)
 
 
 def rules_for(codes: Iterable[str] | None = None) -> list[type[Rule]]:
@@ -69,10 +72,12 @@ def lint_source(
     rules: Sequence[type[Rule]] | None = None,
     shortcuts: bool = True,
     fixes: bool = True,
+    ends: bool = False,
 ) -> list[Finding]:
     """Findings for ``source``. ``tree`` is its ``ast`` (flake8 passes the one it has).
     Without ``fixes`` the findings are the same but their fixes may be missing or
     judged with less context (what the flake8 plugin, which shows no fixes, asks for).
+    With ``ends`` each finding also says where its node ends (what an editor underlines).
 
     ``shortcuts=False`` parses the whole file whatever the triggers say; it exists so
     that tests can prove the shortcuts lose nothing.
@@ -89,7 +94,9 @@ def lint_source(
     reasons = list(plan.skipped)
     try:
         # The reference run (no shortcuts) must see everything: no budget for it.
-        findings = lint_planned(source, plan, summary, rules, budget=limits.Budget() if shortcuts else None)
+        findings = lint_planned(
+            source, plan, summary, rules, budget=limits.Budget() if shortcuts else None, ends=ends
+        )
     except AnalysisError as error:
         findings = error.findings
         reasons.append(str(error))
@@ -104,6 +111,7 @@ def lint_planned(
     summary: ModuleSummary,
     rules: Sequence[type[Rule]],
     budget: limits.Budget | None = None,
+    ends: bool = False,
 ) -> list[Finding]:
     """Findings in the parts of ``source`` that ``plan`` names (see ``prefilter``).
 
@@ -140,7 +148,7 @@ def lint_planned(
             continue
         try:
             with _collector_paused():
-                findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules))
+                findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules, ends))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
     memory.release_freed()  # the trees are gone: their pages need not outlive this file
@@ -244,23 +252,36 @@ def with_deep_recursion(work: Callable[[], object]) -> object:
 
 
 def _lint_chunk(
-    chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]]
+    chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
-    return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, summary, scope, rules))
+    return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, summary, scope, rules, ends))
 
 
 def _lint_parsed(
-    module: cst.Module, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]]
+    module: cst.Module,
+    line_offset: int,
+    summary: ModuleSummary,
+    scope: str,
+    rules: Sequence[type[Rule]],
+    ends: bool,
 ) -> list[Finding]:
     reports = analyse_module(module, summary, rules, scope)
     if not reports:
         return []
     # Positions cost a code generation of the whole chunk: only pay when needed.
-    starts = positions.starts(module, [report.node for report in reports])
+    nodes = [report.node for report in reports]
+    if ends:
+        spans = positions.ranges(module, nodes)
+    else:
+        spans = {key: (start, (None, None)) for key, start in positions.starts(module, nodes).items()}
     findings = []
     for report in reports:
-        line, column = starts[id(report.node)]
-        findings.append(Finding(line + line_offset, column, report.code, report.message, report.fix))
+        (line, column), (end_line, end_column) = spans[id(report.node)]
+        if end_line is not None:
+            end_line += line_offset
+        findings.append(
+            Finding(line + line_offset, column, report.code, report.message, report.fix, end_line, end_column)
+        )
     return findings
 
 

@@ -72,12 +72,16 @@ def fix_source(
     honour_noqa: bool = True,
     max_passes: int = MAX_PASSES,
     keep_lines_with: str = "",
+    only: tuple[int, int, str] | None = None,
 ) -> FixResult:
     """``source`` with every applicable fix applied. Raises :class:`FixError` or
     :class:`engine.AnalysisError`; the caller then keeps ``source``.
 
     A fix that would rewrite or re-indent a line holding ``keep_lines_with`` (a notebook's
-    stand-in for IPython syntax) is not applied: its finding stays."""
+    stand-in for IPython syntax) is not applied: its finding stays. ``only`` = ``(line,
+    column, code)`` of one finding: apply that finding's fix alone, in one pass (an editor's
+    quick fix), checked like the others.
+    """
     rules = engine.rules_for() if rules is None else rules
     too_big = limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(source)
     if too_big:
@@ -87,7 +91,7 @@ def fix_source(
     text = source
     for _ in range(max_passes + 1):
         try:
-            module, reports, lines = _analyse(text, rules, need_lines=True)
+            module, reports, starts = _analyse(text, rules)
         except engine.AnalysisError as error:
             if text is source:
                 raise
@@ -95,10 +99,14 @@ def fix_source(
         silenced = noqa.Silencer(text) if honour_noqa else None
         candidates = [
             (report, line)
-            for report, line in zip(reports, lines)
-            if applicable(report.fix, unsafe) and not (silenced and silenced.silences(report.code, line))
+            for report, (line, column) in zip(reports, starts)
+            if applicable(report.fix, unsafe)
+            and not (silenced and silenced.silences(report.code, line))
             and not (keep_lines_with and _rewrites_text(module, report.fix, keep_lines_with))
+            and (only is None or (line, column, report.code) == only)
         ]
+        if only is not None and result.applied:  # that one fix is in: only the checks below are left
+            candidates = []
         if unfixable is None:  # the findings no fix was going to remove
             unfixable = Counter(report.code for report in reports) - Counter(r.code for r, _ in candidates)
         if not candidates:
@@ -128,23 +136,21 @@ def fix_source(
     return result
 
 
-def _analyse(
-    text: str, rules: Sequence[type[Rule]], need_lines: bool
-) -> tuple[cst.Module, list[Report], list[int]]:
-    """Parse ``text`` both ways and run the rules: (module, reports, each report's line)."""
+def _analyse(text: str, rules: Sequence[type[Rule]]) -> tuple[cst.Module, list[Report], list[tuple[int, int]]]:
+    """Parse ``text`` both ways and run the rules: (module, reports, where each report starts)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError) as error:
         raise engine.AnalysisError(f"not valid Python: {error}") from None
 
-    def work() -> tuple[cst.Module, list[Report], list[int]]:
+    def work() -> tuple[cst.Module, list[Report], list[tuple[int, int]]]:
         module = engine.parse(text)
         reports = engine.analyse_module(module, ModuleSummary.of(tree), rules)
-        lines: list[int] = []
-        if reports and need_lines:
-            starts = positions.starts(module, [report.node for report in reports])
-            lines = [starts[id(report.node)][0] for report in reports]
-        return module, reports, lines
+        starts: list[tuple[int, int]] = []
+        if reports:
+            where = positions.starts(module, [report.node for report in reports])
+            starts = [where[id(report.node)] for report in reports]
+        return module, reports, starts
 
     return _deep(work)
 

@@ -25,7 +25,7 @@ class Silencer:
         self.active = bool(_MENTIONS_NOQA.search(source))
         if self.active and "\r" in source:
             source = source.replace("\r\n", "\n").replace("\r", "\n")
-        self.lines = _split(source) if self.active else []
+        self.lines = split_lines(source) if self.active else []
         self._mapping: dict[int, str] | None = None
 
     def file_is_silenced(self) -> bool:
@@ -46,22 +46,32 @@ class Silencer:
         """Line -> the text searched for its noqa (flake8's ``_noqa_line_mapping``)."""
         if self._mapping is None:
             self._mapping = {}
-            try:
-                tokens = list(tokenize.generate_tokens(iter(self.lines).__next__))
-            except (tokenize.TokenError, SyntaxError, StopIteration):
-                return self._mapping
-            first, last = len(self.lines) + 2, -1
-            for kind, _, (start, _), (end, _), _ in tokens:
-                if kind in (tokenize.ENDMARKER, tokenize.DEDENT):
-                    continue
-                first, last = min(first, start), max(last, end)
-                if kind in (tokenize.NL, tokenize.NEWLINE):
-                    joined = "".join(self.lines[first - 1 : last])
-                    self._mapping.update(dict.fromkeys(range(first, last + 1), joined))
-                    first, last = len(self.lines) + 2, -1
+            for first, last in line_groups(self.lines):
+                joined = "".join(self.lines[first - 1 : last])
+                self._mapping.update(dict.fromkeys(range(first, last + 1), joined))
         return self._mapping
 
 
-def _split(source: str) -> list[str]:
+def line_groups(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, last) physical lines whose noqa flake8 reads as one: a multi-line string or
+    a backslash-continued line (a bracketed continuation is one group per line); none
+    when ``lines`` do not tokenize."""
+    try:
+        tokens = list(tokenize.generate_tokens(iter(lines).__next__))
+    except (tokenize.TokenError, SyntaxError, StopIteration):
+        return []
+    groups = []
+    first, last = len(lines) + 2, -1
+    for kind, _, (start, _), (end, _), _ in tokens:
+        if kind in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        first, last = min(first, start), max(last, end)
+        if kind in (tokenize.NL, tokenize.NEWLINE):
+            groups.append((first, last))
+            first, last = len(lines) + 2, -1
+    return groups
+
+
+def split_lines(source: str) -> list[str]:
     """Lines ending at ``\\n`` only (``str.splitlines`` also splits at ``\\f``, ``\\x1c``, ...)."""
     return re.findall(r"[^\n]*\n|[^\n]+$", source)

@@ -1,4 +1,4 @@
-"""Where reported nodes start, without LibCST's PositionProvider.
+"""Where reported nodes start (and end), without LibCST's PositionProvider.
 
 PositionProvider generates the whole module's code and builds a range object for every
 node: on application code that was a sixth of the plugin's time, for the few nodes a
@@ -9,6 +9,11 @@ PositionProvider follows (``tests/test_positions.py`` compares the two on real c
 - a node whose code calls ``record_syntactic_position`` starts where that context
   opens, or where its ``start_node`` starts;
 - any other node starts where its code generation begins.
+
+:func:`ranges` also notes where they end (the language server underlines the whole
+node), by the same rules: where the syntactic context closes, or where its ``end_node``
+ends; else where the node's code generation ends. The flake8 plugin only asks for starts
+and pays nothing for ends.
 """
 
 from __future__ import annotations
@@ -62,8 +67,41 @@ class _StartsState(CodegenState):
         self.starts[id(node)] = self.starts[id(start_node)] if start_node is not None else start
 
 
-def starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[int, int]]:
+class _RangesState(_StartsState):
+    """Also notes where ``wanted`` nodes end."""
+
+    def __init__(self, module: cst.Module, wanted: set[int]) -> None:
+        super().__init__(module, wanted)
+        self.ends: dict[int, tuple[int, int]] = {}
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if id(node) in self.wanted and id(node) not in self.ends:  # a syntactic end wins
+            self.ends[id(node)] = (self.line, self.column)
+
+    @contextlib.contextmanager
+    def record_syntactic_position(
+        self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None, end_node: Any = None
+    ) -> Iterator[None]:
+        if id(node) in self.wanted and end_node is not None:
+            self.wanted.add(id(end_node))  # generated inside this context
+        with super().record_syntactic_position(node, start_node=start_node):
+            yield
+        if id(node) in self.wanted:
+            self.ends[id(node)] = self.ends[id(end_node)] if end_node is not None else (self.line, self.column)
+
+
+Position = tuple[int, int]  # (line 1-based, column 0-based in code points)
+
+
+def starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Position]:
     """id(node) -> (line, column) where PositionProvider would say each of ``nodes`` starts."""
     state = _StartsState(module, {id(node) for node in nodes})
     module._codegen(state)
     return state.starts
+
+
+def ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[Position, Position]]:
+    """id(node) -> (start, end) where PositionProvider would say each of ``nodes`` starts and ends."""
+    state = _RangesState(module, {id(node) for node in nodes})
+    module._codegen(state)
+    return {key: (start, state.ends[key]) for key, start in state.starts.items()}

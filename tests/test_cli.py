@@ -312,3 +312,23 @@ def test_console_script_is_installed(project):
         script = Path(found)
     result = subprocess.run([str(script), "risky.py"], cwd=project, capture_output=True, text=True, timeout=300)
     assert result.returncode == 1 and len(_rows(result.stdout)) == 4
+
+
+def test_server_without_pygls_exits_2_naming_the_extra():
+    # pygls made unimportable: what a core install (no [server] extra) sees.
+    code = "import sys; sys.modules['pygls'] = None; from flake8_tensorcopy.cli import main; sys.exit(main(['server']))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 2
+    assert "pip install 'flake8-tensorcopy[server]'" in result.stderr
+
+
+def test_linting_never_imports_the_server(tmp_path):
+    (tmp_path / "server").mkdir()  # a folder named like the subcommand, linted through ./server
+    (tmp_path / "server" / "m.py").write_text("import torch\n\ndef f(w):\n    return w.clone().detach()\n")
+    code = (
+        "import sys; from flake8_tensorcopy.cli import main; status = main(['./server']); "
+        "assert 'flake8_tensorcopy.server' not in sys.modules and 'pygls' not in sys.modules; sys.exit(status)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 1, result.stderr
+    assert "TCP002" in result.stdout

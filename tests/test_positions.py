@@ -1,6 +1,7 @@
-"""``positions.starts`` says where every node starts exactly as LibCST's PositionProvider
-does, on real code: the fixtures, this package, and torch's own sources (3.11's test
-extra installs torch), every node of each file asked at once and a few alone."""
+"""``positions.starts`` says where every node starts, and ``positions.ranges`` where it
+starts and ends, exactly as LibCST's PositionProvider does, on real code: the fixtures,
+this package, and torch's own sources (3.11's test extra installs torch), every node of
+each file asked at once and a few alone."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from flake8_tensorcopy.positions import starts
+from flake8_tensorcopy.positions import ranges, starts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,6 +53,21 @@ def test_starts_match_the_position_provider(path):
         assert starts(module, [node])[id(node)] == (start.line, start.column)
 
 
+def _provider_range(position) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (position.start.line, position.start.column), (position.end.line, position.end.column)
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.name)
+def test_ranges_match_the_position_provider(path):
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = _all_nodes(module)
+    everything = ranges(module, nodes)
+    assert [everything[id(node)] for node in nodes] == [_provider_range(expected[node]) for node in nodes]
+    for node in nodes[:: max(1, len(nodes) // 7)]:  # asked alone, as a finding asks
+        assert ranges(module, [node])[id(node)] == _provider_range(expected[node])
+
+
 @pytest.mark.parametrize(
     "source",
     [
@@ -69,3 +85,5 @@ def test_starts_on_awkward_layouts(source):
     assert [found[id(node)] for node in nodes] == [
         (expected[node].start.line, expected[node].start.column) for node in nodes
     ]
+    spans = ranges(module, nodes)
+    assert [spans[id(node)] for node in nodes] == [_provider_range(expected[node]) for node in nodes]

@@ -1,0 +1,45 @@
+"""``flake8-tensorcopy server``: a language server (LSP over stdio) on the analysis core.
+
+Optional: it needs pygls (``pip install 'flake8-tensorcopy[server]'``). Nothing else in
+the package imports this subpackage, so the flake8 plugin and the CLI never pay for it.
+
+The modules, from the protocol inwards:
+
+- ``protocol``: the pygls glue (document sync, debounced pushes, pull diagnostics,
+  code actions, hover, settings). The only module that imports pygls.
+- ``linting``: one text + settings -> the findings shown (``# noqa`` applied) and why
+  any part was not analysed; cached by text.
+- ``fixes``: a finding's quick fix and the fix-all, as minimal text edits (``fixer.py``).
+- ``noqa_comment``: the edit that adds or extends a line's ``# noqa:`` comment.
+- ``text``: offsets, code-point columns and LSP positions in utf-8/16/32.
+- ``settings``: the editor's settings, and the seam where project configuration will plug in.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+MISSING_PYGLS = (
+    "flake8-tensorcopy: error: the language server needs pygls: "
+    "pip install 'flake8-tensorcopy[server]'"
+)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Serve LSP over stdin/stdout until the client says ``exit``; 2 when pygls is missing.
+
+    ``--stdio`` is accepted (some clients always pass it): stdio is the only transport."""
+    unknown = [arg for arg in argv if arg != "--stdio"]
+    if unknown:
+        print(f"flake8-tensorcopy: error: the server takes no arguments but --stdio (got {' '.join(unknown)}); "
+              "it speaks LSP over stdin/stdout", file=sys.stderr)
+        return 2
+    try:
+        from .protocol import serve
+    except ImportError as error:
+        if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        print(MISSING_PYGLS, file=sys.stderr)
+        return 2
+    return serve()

@@ -1,0 +1,77 @@
+"""What the server lints with: the rules selected and whether unsafe fixes count.
+
+The editor sends settings as ``initializationOptions`` and in
+``workspace/didChangeConfiguration``, under a ``"flake8-tensorcopy"`` key or bare (where
+only these keys are read)::
+
+    {"select": ["TCP"], "ignore": ["TCP005"], "unsafeFixes": false}
+
+``select``/``ignore`` are code prefixes, decided as the CLI's ``--select``/``--ignore`` (a
+list, or one comma-separated string). ``unsafeFixes`` lets ``source.fixAll.tensorcopy``
+apply the unsafe fixes too; each unsafe quick fix is offered either way, marked "(unsafe)".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..cli import select_rules
+from ..rule import Rule
+
+SECTION = "flake8-tensorcopy"
+KEYS = frozenset({"select", "ignore", "unsafeFixes"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+
+    @cached_property
+    def rules(self) -> tuple[type[Rule], ...]:
+        return tuple(select_rules(self.select, self.ignore))
+
+    @classmethod
+    def from_client(cls, options: object) -> Settings:
+        """Settings from what the editor sent; raises ValueError, naming the bad value."""
+        if options is None:
+            return cls()
+        if not isinstance(options, Mapping):
+            raise ValueError(f"settings must be an object, not {options!r}")
+        if SECTION in options:  # ours alone: a key we do not know is a mistake worth saying
+            options = options[SECTION]
+            if not isinstance(options, Mapping):
+                raise ValueError(f"{SECTION!r} must be an object, not {options!r}")
+            unknown = sorted(set(options) - KEYS)
+            if unknown:
+                raise ValueError(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})")
+        # Bare, the object may also hold other tools' settings: only our keys are read.
+        unsafe = options.get("unsafeFixes", False)
+        if not isinstance(unsafe, bool):
+            raise ValueError(f"unsafeFixes must be true or false, not {unsafe!r}")
+        select, ignore = _codes(options, "select"), _codes(options, "ignore")
+        select_rules(select, ignore)  # a bad prefix raises here, where the caller can still report it
+        return cls(select, ignore, unsafe)
+
+
+def _codes(options: Mapping, key: str) -> tuple[str, ...]:
+    value = options.get(key, ())
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{key} must be a list of code prefixes, not {value!r}")
+    return tuple(value)
+
+
+def settings_for(path: Path | None, client: Settings) -> Settings:
+    """The settings that lint the document at ``path`` (None: not a file, e.g. untitled).
+
+    The seam for project configuration: when ``config.py`` reads ``[tool.flake8-tensorcopy]``
+    from the pyproject.toml above ``path``, this is where its settings are read and the
+    editor's (``client``) are layered over them. Until then the editor's settings rule.
+    """
+    return client
