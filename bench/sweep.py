@@ -143,9 +143,9 @@ def fix_one(path: str) -> dict:
 
     import libcst
 
-    from flake8_tensorcopy import cli
+    from flake8_tensorcopy import cli, selection
 
-    options = cli.Options(cli.select_rules([], []), fix=True, unsafe=True, diff=False, stdin_name="stdin")
+    options = cli.Options(list(selection.resolve(())), fix=True, unsafe=True, diff=False, stdin_name="stdin")
     file = Path(path)
     before = file.read_bytes()
     started = time.perf_counter()

@@ -2,9 +2,11 @@
 
 Linting is :func:`engine.lint_source` (what the plugin runs), fixing is
 :func:`fixer.fix_source`; this module only finds files, decodes and writes them,
-honours ``# noqa`` like flake8 and prints. Exit status: 0 when no finding is left,
-1 when some are, 2 on bad usage or when a file could not be read, analysed or fixed
-(the other files are still processed).
+honours ``# noqa`` like flake8 and prints. Settings come from :mod:`config`, the files
+from :mod:`discovery`; :mod:`parallel` spreads them over ``--jobs`` processes, and the
+output is printed sorted by path once all are done. Exit status: 0 when no finding is
+left, 1 when some are, 2 on bad usage, a bad configuration file, or when a file could not
+be read, analysed or fixed (the other files are still processed).
 
 ``--fix`` never leaves a file half written: see :func:`write_atomic`. A process killed
 (SIGKILL, power loss) between writing the fixed code and renaming it into place leaves
@@ -21,8 +23,8 @@ import argparse
 import contextlib
 import dataclasses
 import difflib
-import fnmatch
 import io
+import itertools
 import os
 import re
 import stat
@@ -30,21 +32,18 @@ import sys
 import tempfile
 import tokenize
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from flake8 import defaults
-
-from . import __version__, docs, engine, fixer, noqa, notebook
-from .formats import FORMATS, FileError, Located
+from . import __version__, config, discovery, docs, engine, fixer, noqa, notebook, parallel, selection
+from .formats import FORMATS, FileError, Located, statistics
+from .progress import Progress
 from .rule import Rule
 from .rules import ALL_RULES
 
 USAGE_ERROR = 2
-NOTEBOOK_SUFFIX = ".ipynb"
-# Jupyter's autosaved copies: linting them would report every notebook twice.
-DEFAULT_EXCLUDE = (*defaults.EXCLUDE, ".ipynb_checkpoints")
 
 
 @dataclass
@@ -78,35 +77,68 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flake8-tensorcopy",
         description="Find (and fix) PyTorch tensor copy and alias mistakes: the TCP rules of the "
-        "flake8-tensorcopy plugin, without flake8.",
-        epilog="Exit status: 0 no finding left, 1 findings left, 2 bad usage or a file that could not "
-        "be read, analysed or fixed. "
+        "flake8-tensorcopy plugin, without flake8. Settings come from the [tool.flake8-tensorcopy] "
+        "table of the nearest pyproject.toml that has one (searched from the folder holding every "
+        "PATH upwards; a pyproject.toml without the table is passed over); command-line flags win "
+        "over it.",
+        epilog="Exit status: 0 no finding left, 1 findings left, 2 bad usage, a bad configuration file, "
+        "or a file that could not be read, analysed or fixed. "
         "`flake8-tensorcopy server` runs the language server instead (LSP over stdin/stdout; needs "
         "pip install 'flake8-tensorcopy[server]'); to lint a folder named server, write ./server.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files and folders to lint (folders: their *.py and *.ipynb files); '-' reads stdin "
                         "(default: .)")
-    parser.add_argument("--select", action="append", default=[], metavar="CODES",
-                        help="comma-separated code prefixes to report (default: every rule on by default)")
+    parser.add_argument("--select", action="append", metavar="CODES",
+                        help="comma-separated code prefixes to report, replacing the configuration's "
+                        "select, extend-select and ignore (default: every rule on by default)")
+    parser.add_argument("--extend-select", action="append", default=[], metavar="CODES",
+                        help="code prefixes to report in addition to the selected ones")
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
-                        help="comma-separated code prefixes not to report")
+                        help="comma-separated code prefixes not to report (of a select and an ignore, "
+                        "the longer matching prefix wins)")
     parser.add_argument("--fix", action="store_true", help="apply the safe fixes, writing the files")
-    parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="also apply the unsafe fixes (they change behaviour on purpose)")
+    parser.add_argument("--unsafe-fixes", action=argparse.BooleanOptionalAction,
+                        help="also apply the unsafe fixes (they change behaviour on purpose); "
+                        "--no-unsafe-fixes overrides unsafe-fixes = true in the configuration")
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff instead of writing them")
     parser.add_argument("--explain", metavar="CODE", help="print the reference page of a rule and exit")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-    parser.add_argument("--exclude", default=",".join(DEFAULT_EXCLUDE), metavar="PATTERNS",
+    parser.add_argument("--statistics", action="store_true",
+                        help="after the findings, print how many there are of each code (flake8's format)")
+    parser.add_argument("--exclude", metavar="PATTERNS",
                         help="comma-separated glob patterns of files and folders to skip when walking "
-                        "folders (default: %(default)s)")
-    parser.add_argument("--extend-exclude", default="", metavar="PATTERNS",
-                        help="patterns to skip in addition to --exclude")
+                        "folders, replacing the configuration's exclude (default: "
+                        f"{','.join(config.DEFAULT_EXCLUDE)}); a pattern with a / counts from the "
+                        "current folder, one without matches base names")
+    parser.add_argument("--extend-exclude", action="append", default=[], metavar="PATTERNS",
+                        help="patterns to skip in addition to the excluded ones")
+    parser.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction,
+                        help="when walking a folder inside a git work tree, skip what git ignores "
+                        "(.gitignore, .git/info/exclude, the global excludes file), as ruff does; on by "
+                        "default. Outside a work tree, or without git installed, git ignores nothing. "
+                        "Files named on the command line are linted even if ignored")
+    parser.add_argument("--config", metavar="FILE",
+                        help="read the settings from FILE instead of searching: a pyproject.toml with a "
+                        "[tool.flake8-tensorcopy] table, or any other TOML file with the same keys at "
+                        "its top level")
+    parser.add_argument("--isolated", action="store_true", help="read no configuration file")
+    parser.add_argument("-j", "--jobs", type=_positive, default=parallel.default_jobs(), metavar="N",
+                        help="lint N files at a time in worker processes; the output is the same "
+                        "whatever N (default: the number of cores, %(default)s here)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the findings and errors: no progress bar, no summary")
     parser.add_argument("--stdin-display-name", default="stdin", metavar="NAME",
                         help="the name under which stdin is reported (default: stdin)")
     parser.add_argument("--version", action="version", version=f"flake8-tensorcopy {__version__}")
     return parser
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a positive whole number")
+    return int(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,22 +151,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.explain:
         return _explain(args.explain)
-    try:
-        rules = select_rules(args.select, args.ignore)
-    except ValueError as error:
-        parser.error(str(error))
-    options = Options(rules, args.fix, args.unsafe_fixes, args.diff, args.stdin_display_name)
-    excludes = _patterns(args.exclude) + _patterns(args.extend_exclude)
     paths = args.paths or ["."]
     if paths.count("-") > 1:
         parser.error("'-' (stdin) may be given once")
+    if args.config and args.isolated:
+        parser.error("--config and --isolated exclude each other")
+    if args.statistics and (args.diff or args.format in ("json", "sarif")):
+        parser.error("--statistics prints text after the findings: it needs --format text or github, "
+                     "and no --diff")
+    try:
+        overrides = _overrides(args)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        settings = config.load([args.stdin_display_name if p == "-" else p for p in paths],
+                               config=args.config, isolated=args.isolated, overrides=overrides)
+    except config.ConfigError as error:
+        print(f"flake8-tensorcopy: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    options = Options(list(settings.rules), args.fix, settings.unsafe_fixes, args.diff, args.stdin_display_name)
 
+    done = _process_all(paths, settings, options, args)
     located: list[Located] = []
     errors: list[FileError] = []
     fixed: Counter[str] = Counter()
     fixed_files = 0
-    for display, source_path in discover(paths, excludes, args.stdin_display_name):
-        outcome = process(display, source_path, options)
+    for display, (outcome, printed) in done:
+        if printed:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(printed)
         located.extend(outcome.findings)
         if outcome.error is not None:
             errors.append(outcome.error)
@@ -145,55 +190,87 @@ def main(argv: Sequence[str] | None = None) -> int:
             fixed.update(outcome.fixed)
             fixed_files += 1
 
+    located.sort(key=_position)
     if not options.diff:
-        report = FORMATS[args.format](located, errors)
         # With `- --fix` stdout carries the fixed code: the findings go to stderr.
         stream = sys.stderr if (options.writes and "-" in paths) else sys.stdout
-        stream.write(report)
-    _summary(options, located, fixed, fixed_files)
+        stream.flush()
+        stream.write(FORMATS[args.format](located, errors))
+        if args.statistics:
+            stream.write(statistics(located))
+    if not args.quiet:
+        _summary(options, located, fixed, fixed_files)
     if errors:
         return 2
     return 1 if located else 0
 
 
-# -- selection -------------------------------------------------------------------------
-_VALID_PREFIX = re.compile(defaults.VALID_CODE_PREFIX.pattern)
+def _overrides(args: argparse.Namespace) -> config.Overrides:
+    """The command line's settings; ValueError names a bad code."""
+    def patterns(values: Sequence[str]) -> tuple[str, ...]:
+        return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+    return config.Overrides(
+        select=None if args.select is None else selection.parse_codes(args.select),
+        extend_select=selection.parse_codes(args.extend_select),
+        ignore=selection.parse_codes(args.ignore),
+        exclude=None if args.exclude is None else patterns([args.exclude]),
+        extend_exclude=patterns(args.extend_exclude),
+        unsafe_fixes=args.unsafe_fixes,
+        respect_gitignore=args.respect_gitignore,
+    )
 
 
-def _patterns(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
+def _position(located: Located) -> tuple[str, int, int, int]:
+    return located.path, located.cell or 0, located.finding.line, located.finding.col
 
 
-def select_rules(select: Sequence[str], ignore: Sequence[str]) -> list[type[Rule]]:
-    """flake8's decision: the longer matching prefix of --select and --ignore wins.
-
-    Without --select every rule on by default is selected. A rule off by default is
-    selected only by its full code.
-    """
-    chosen, ignored = (_codes(value) for value in (select, ignore))
-    rules = []
-    for rule in ALL_RULES:
-        if chosen:
-            selected = max((len(p) for p in chosen if rule.code.startswith(p)), default=-1)
-            if not rule.enabled_by_default and rule.code not in chosen:
-                selected = -1
-        else:
-            selected = 0 if rule.enabled_by_default else -1
-        ignoring = max((len(p) for p in ignored if rule.code.startswith(p)), default=-1)
-        if selected >= 0 and selected > ignoring:
-            rules.append(rule)
-    return rules
+class Processed(NamedTuple):
+    outcome: Outcome
+    printed: bytes  # what processing wrote to stdout (a diff; with stdin, the code)
 
 
-def _codes(values: Sequence[str]) -> list[str]:
-    codes = []
-    for value in values:
-        for code in _patterns(value):
-            code = code.upper()
-            if not _VALID_PREFIX.match(code):
-                raise ValueError(f"{code!r} is not a code prefix (like TCP, TCP0 or TCP001)")
-            codes.append(code)
-    return codes
+def _process_all(paths: Sequence[str], settings: config.Settings, options: Options,
+                 args: argparse.Namespace) -> list[tuple[str, Processed]]:
+    """Every file processed (in ``--jobs`` workers; stdin here), sorted by path so that the
+    output is the same whatever ``--jobs``."""
+    files = [(display, path, dataclasses.replace(options, rules=settings.rules_for(display)))
+             for display, path in discovery.discover(paths, settings, args.stdin_display_name)]
+    on_disk = [item for item in files if item[1] is not None]
+    on_stdin = [item for item in files if item[1] is None]  # read here: a worker has no stdin
+    progress = Progress(len(files), sys.stderr, enabled=not args.quiet)
+    done = []
+    try:
+        for (display, _, _), result in itertools.chain(parallel.run(_process_portable, on_stdin, jobs=1),
+                                                       parallel.run(_process_portable, on_disk, args.jobs)):
+            if isinstance(result, BaseException):  # a worker died: not a finding of ours to hide
+                result = Processed(Outcome(error=FileError(
+                    display, f"internal error ({type(result).__name__}: {result}); please report it")), b"")
+            done.append((display, result))
+            progress.advance()
+    finally:
+        progress.close()
+    done.sort(key=lambda pair: pair[0])
+    return done
+
+
+def _process_portable(item: tuple[str, Path | None, Options]) -> Processed:
+    """:func:`process`, with what it prints kept (the caller prints it in path order) and
+    the findings' fixes stripped of their syntax trees (which a worker need not send back)."""
+    display, path, options = item
+    captured = io.BytesIO()
+    stream = io.TextIOWrapper(captured, encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                              write_through=True)
+    with contextlib.redirect_stdout(stream):
+        outcome = process(display, path, options)
+    stream.flush()
+    outcome.findings = [
+        dataclasses.replace(f, finding=dataclasses.replace(
+            f.finding, fix=dataclasses.replace(f.finding.fix, replacements=(), wrap=())))
+        if f.finding.fix is not None else f
+        for f in outcome.findings
+    ]
+    return Processed(outcome, captured.getvalue())
 
 
 def _explain(code: str) -> int:
@@ -207,31 +284,6 @@ def _explain(code: str) -> int:
 
 
 # -- files -----------------------------------------------------------------------------
-def discover(paths: Sequence[str], excludes: Sequence[str], stdin_name: str) -> Iterator[tuple[str, Path | None]]:
-    """(name to show, path to read; None for stdin), folders walked in sorted order."""
-    for given in paths:
-        if given == "-":
-            yield stdin_name, None
-            continue
-        path = Path(given)
-        if not path.is_dir():
-            yield given, path  # a missing file is reported when read
-            continue
-        for root, folders, files in os.walk(path):
-            folders[:] = sorted(f for f in folders if not _excluded(os.path.join(root, f), excludes))
-            for name in sorted(files):
-                full = os.path.join(root, name)
-                if name.endswith((".py", NOTEBOOK_SUFFIX)) and not _excluded(full, excludes):
-                    yield full, Path(full)
-
-
-def _excluded(path: str, patterns: Sequence[str]) -> bool:
-    """flake8's rule: a pattern matches the base name or the absolute path."""
-    name = os.path.basename(path)
-    absolute = os.path.abspath(path)
-    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(absolute, p) for p in patterns)
-
-
 def decode(data: bytes) -> tuple[str, str]:
     """(text, encoding) honouring a BOM or a PEP 263 cookie; encoding ``text`` with
     ``encoding`` gives the bytes back (``utf-8-sig`` restores the BOM)."""
@@ -246,7 +298,7 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     except OSError as error:
         outcome.error = FileError(display, f"cannot read it: {error.strerror or error}")
         return outcome
-    if display.endswith(NOTEBOOK_SUFFIX):
+    if display.endswith(notebook.SUFFIX):
         return process_notebook(display, path, data, options)
     echo = path is None and options.writes  # `- --fix` prints the code, fixed or not: never nothing
 

@@ -191,6 +191,17 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
     return json.dumps(log, indent=2) + "\n"
 
 
+def statistics(findings: Sequence[Located]) -> str:
+    """flake8's ``--statistics``: ``count code message`` per code, the message of its first
+    finding (``findings`` come sorted by path, as flake8 sorts them)."""
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for f in findings:
+        counts[f.finding.code] = counts.get(f.finding.code, 0) + 1
+        first.setdefault(f.finding.code, f.text)
+    return "".join(f"{counts[code]:<5} {code} {first[code]}\n" for code in sorted(counts))
+
+
 FORMATS: dict[str, Callable[[Sequence[Located], Sequence[FileError]], str]] = {
     "text": text,
     "json": json_format,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MARK = "# flake8-tensorcopy: notebook"
+SUFFIX = ".ipynb"
 
 # Cell magics whose body is Python run by the kernel; any other one (%%bash, %%html,
 # %%writefile, ...) makes its cell something else than Python.
