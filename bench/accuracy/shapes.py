@@ -190,11 +190,15 @@ def _is_basic_constant(node: ast.expr) -> bool:
 
 
 def mentions_loss(node: ast.AST) -> bool:
+    """A name or attribute with "loss" or "criterion" in it (``criterion(out, y)`` is a loss)."""
     return any(
-        (isinstance(part, ast.Name) and "loss" in part.id.lower())
-        or (isinstance(part, ast.Attribute) and "loss" in part.attr.lower())
+        (isinstance(part, ast.Name) and _LOSSY.search(part.id))
+        or (isinstance(part, ast.Attribute) and _LOSSY.search(part.attr))
         for part in ast.walk(node)
     )
+
+
+_LOSSY = re.compile("loss|criterion", re.IGNORECASE)
 
 
 def is_literal(node: ast.AST) -> bool:

@@ -96,7 +96,7 @@ class GraphAccumulation(Rule):
         "mse_loss as mse` is not seen, and a loop over batches by the names in its header. An "
         'entry overwritten each iteration (`logs["loss"] = loss`) is not an accumulation. On 106 '
         "repositories of application code (636 k lines, hand-labelled: `bench/accuracy/`): 3 of 4 "
-        "found among 736 look-alikes, no false finding (torch-preflight 0.5's TG001, on the same "
+        "found among 754 look-alikes, no false finding (torch-preflight 0.5's TG001, on the same "
         "lines: the same 3 found, 139 false: `bench/accuracy/peer.py`). The miss is a loss summed "
         "with its graph in a loop and never used for a backward. A function that calls the "
         "file's own `loss(x, y)` in a file that never imports torch is taken to compute plain "
