@@ -226,13 +226,13 @@ def test_unreadable_notebooks_exit_2_and_the_rest_go_on(tmp_path):
     given = ("broken.ipynb", "old.ipynb", "latin1.ipynb", "odd.ipynb", "syntax.ipynb", "train.ipynb")
     result = run(*given, cwd=tmp_path)
     assert result.returncode == 2
-    errors = result.stderr.splitlines()
+    errors = result.stderr.splitlines()  # in path order, whatever the order given
     assert errors[0].startswith("broken.ipynb: error: cannot read it as a notebook: not valid JSON: ")
-    assert errors[1] == "old.ipynb: error: cannot read it as a notebook: not an nbformat 4 notebook (nbformat: 3)"
-    assert errors[2].startswith("latin1.ipynb: error: cannot read it as a notebook: 'utf-8' codec can't decode")
-    assert errors[3] == (
+    assert errors[1].startswith("latin1.ipynb: error: cannot read it as a notebook: 'utf-8' codec can't decode")
+    assert errors[2] == (
         "odd.ipynb: error: cannot read it as a notebook: cell 1: its source is neither a string nor a list of strings"
     )
+    assert errors[3] == "old.ipynb: error: cannot read it as a notebook: not an nbformat 4 notebook (nbformat: 3)"
     # The syntax error is told in the notebook's terms: cell 3, its first line.
     assert errors[4].startswith("syntax.ipynb: error: cannot analyse it: not valid Python: ")
     assert errors[4].endswith("cell 3, line 1)")

@@ -339,6 +339,33 @@ async def test_settings_from_initialization_options_then_changed():
 
 
 @pytest.mark.asyncio
+async def test_the_project_configuration_then_the_editor_settings(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.flake8-tensorcopy]\nignore = ["TCP002"]\nper-file-ignores = {"legacy/*" = ["TCP001"]}\n')
+    (tmp_path / "legacy").mkdir()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "pyproject.toml").write_text('[tool.flake8-tensorcopy]\nselekt = ["TCP"]\n')
+    async with session(PUSH) as client:
+        def open_at(path):
+            uri = path.as_uri()
+            client.text_document_did_open(types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="python", version=1, text=STEP)))
+            return uri
+
+        assert [d.code for d in await _pushed(client, open_at(tmp_path / "train.py"), 1)] == ["TCP001"]
+        assert [d.code for d in await _pushed(client, open_at(tmp_path / "legacy" / "old.py"), 1)] == []
+        # A bad file is said, naming the key and the file; the editor's settings still lint.
+        assert sorted(d.code for d in await _pushed(client, open_at(broken / "train.py"), 1)) == ["TCP001", "TCP002"]
+        assert any("selekt" in m.message and "pyproject.toml" in m.message for m in client.messages)
+    async with session(PUSH, options={"select": ["TCP002"]}) as client:  # the editor's select wins
+        uri = (tmp_path / "train.py").as_uri()
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="python", version=1, text=STEP)))
+        assert [d.code for d in await _pushed(client, uri, 1)] == ["TCP002"]
+
+
+@pytest.mark.asyncio
 async def test_unsafe_fixes_setting_extends_fix_all():
     async with session(PULL, options={"unsafeFixes": True}) as client:
         uri = _open(client, SNAPSHOT)

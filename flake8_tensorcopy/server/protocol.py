@@ -29,7 +29,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, docs, engine
+from .. import __version__, config, docs, engine
 from ..rules import ALL_RULES
 from . import fixes, text
 from .linting import Diagnosis, Linter
@@ -57,7 +57,13 @@ class TensorCopyServer(LanguageServer):
     # -- settings --------------------------------------------------------------------
     def settings(self, uri: str) -> Settings:
         path = to_fs_path(uri)
-        return settings_for(Path(path) if path else None, self.client_settings)
+        try:
+            return settings_for(Path(path) if path else None, self.client_settings)
+        except config.ConfigError as error:  # said once per new reason; the editor's settings still lint
+            if self.reported_failures.get(f"config:{uri}") != str(error):
+                self.reported_failures[f"config:{uri}"] = str(error)
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{NAME}: {error}"))
+            return self.client_settings
 
     def update_settings(self, options: object, where: str) -> None:
         try:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ..cli import select_rules
+from .. import config
 from ..rule import Rule
+from ..selection import Layer, parse_codes, resolve
 
 SECTION = "flake8-tensorcopy"
 KEYS = frozenset({"select", "ignore", "unsafeFixes"})
@@ -30,10 +31,13 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
+    # What the project's configuration file and the editor's settings choose together for
+    # one document (see settings_for); None: the editor's settings alone.
+    resolved: tuple[type[Rule], ...] | None = None
 
     @cached_property
     def rules(self) -> tuple[type[Rule], ...]:
-        return tuple(select_rules(self.select, self.ignore))
+        return self.resolved if self.resolved is not None else _rules(self.select, self.ignore)
 
     @classmethod
     def from_client(cls, options: object) -> Settings:
@@ -54,8 +58,13 @@ class Settings:
         if not isinstance(unsafe, bool):
             raise ValueError(f"unsafeFixes must be true or false, not {unsafe!r}")
         select, ignore = _codes(options, "select"), _codes(options, "ignore")
-        select_rules(select, ignore)  # a bad prefix raises here, where the caller can still report it
+        _rules(select, ignore)  # a bad prefix raises here, where the caller can still report it
         return cls(select, ignore, unsafe)
+
+
+def _rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[type[Rule], ...]:
+    """flake8's choice between select and ignore (the CLI's, without a configuration file)."""
+    return resolve([Layer(select=parse_codes(select) or None, ignore=parse_codes(ignore))])
 
 
 def _codes(options: Mapping, key: str) -> tuple[str, ...]:
@@ -68,10 +77,15 @@ def _codes(options: Mapping, key: str) -> tuple[str, ...]:
 
 
 def settings_for(path: Path | None, client: Settings) -> Settings:
-    """The settings that lint the document at ``path`` (None: not a file, e.g. untitled).
-
-    The seam for project configuration: when ``config.py`` reads ``[tool.flake8-tensorcopy]``
-    from the pyproject.toml above ``path``, this is where its settings are read and the
-    editor's (``client``) are layered over them. Until then the editor's settings rule.
-    """
-    return client
+    """The settings that lint the document at ``path`` (None: not a file, e.g. untitled):
+    the ``[tool.flake8-tensorcopy]`` table of the nearest pyproject.toml above it, found and
+    read as the CLI does (its per-file ignores included), with the editor's settings
+    (``client``) layered over it as the CLI's flags are. Raises :class:`config.ConfigError`
+    for a bad configuration file."""
+    if path is None:
+        return client
+    project = config.load([str(path)], overrides=config.Overrides(
+        select=client.select or None, ignore=client.ignore, unsafe_fixes=client.unsafe_fixes or None))
+    if project.source is None:
+        return client
+    return Settings(client.select, client.ignore, project.unsafe_fixes, tuple(project.rules_for(str(path))))
