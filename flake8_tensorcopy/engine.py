@@ -141,17 +141,19 @@ def lint_planned(
         ]
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
+    parsed = 0
     for where, chunk, offset, scope, chunk_rules in chunks:
         if budget is not None and (reason := budget.spend(chunk)):
             unpaid.append(where)
             refusal = reason
             continue
+        parsed += len(chunk)
         try:
             with _collector_paused():
                 findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules, ends))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
-    memory.release_freed()  # the trees are gone: their pages need not outlive this file
+    memory.release_freed(parsed)  # the trees are gone: their pages need not outlive this file
     if unpaid:  # one entry, however many parts: the log line stays readable
         parts = unpaid[0] if len(unpaid) == 1 else f"{len(unpaid):,} parts ({unpaid[0]} ... {unpaid[-1]})"
         skipped.append(f"{parts}: {refusal}")
