@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import textwrap
@@ -98,10 +99,17 @@ def fresh_environment(venv: Path) -> dict[str, str]:
     """A virtualenv whose ``python`` comes first on PATH, as after actions/setup-python.
 
     It sees this interpreter's packages (pip, setuptools, flake8, LibCST) but none of
-    this checkout: PYTHONPATH is dropped, so only what the install step installs runs.
+    this checkout: PYTHONPATH is dropped, and a path line in a ``.pth`` file adds those
+    site-packages without running their own ``.pth`` files (this checkout's editable
+    install), so only what the install step installs runs. (``--system-site-packages``
+    would show the base interpreter's packages instead: under CI's Python 3.13, built
+    without pip, none.)
     """
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-                   check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    purelib = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    (Path(purelib) / "_outer_site_packages.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("GITHUB_")}
     environ["PATH"] = f"{venv / 'bin'}{os.pathsep}{environ['PATH']}"
     return environ
