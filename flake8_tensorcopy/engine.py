@@ -141,19 +141,20 @@ def lint_planned(
         ]
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
-    parsed = 0
+    parsed = False
     for where, chunk, offset, scope, chunk_rules in chunks:
         if budget is not None and (reason := budget.spend(chunk)):
             unpaid.append(where)
             refusal = reason
             continue
-        parsed += len(chunk)
+        parsed = True
         try:
             with _collector_paused():
                 findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules, ends))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
-    memory.release_freed(parsed)  # the trees are gone: their pages need not outlive this file
+    if parsed:
+        memory.release_freed()  # the trees are gone: their pages need not outlive this file
     if unpaid:  # one entry, however many parts: the log line stays readable
         parts = unpaid[0] if len(unpaid) == 1 else f"{len(unpaid):,} parts ({unpaid[0]} ... {unpaid[-1]})"
         skipped.append(f"{parts}: {refusal}")

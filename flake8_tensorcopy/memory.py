@@ -4,11 +4,11 @@ A parse allocates tens of MiB through C's malloc (the native parser's buffers, t
 lists and dicts of the tree). Once the tree is freed, glibc keeps that memory in the
 process, fragmented, where the host's later allocations (Python's own arenas are mapped
 apart) cannot use it: in a long flake8 run it stays as dead weight under flake8's peak.
-glibc's ``malloc_trim(0)`` hands the free pages back, in well under a millisecond. Pages
-handed back must be faulted in again by the next allocations, though: after every file
-that cost 2% of a flake8 run of application code, so only a large parse (the few big
-training functions, where the peak comes from) is worth it. Other C libraries (musl,
-macOS, Windows) have no such call; there nothing is done.
+glibc's ``malloc_trim(0)`` hands the free pages back after each file that parsed anything.
+On the application benchmark (3,995 files, 415 of them parse something) the peak RSS of the
+flake8 run drops from 91 to 85 MiB; the 415 calls take 0.12 s, and refaulting the pages
+handed back about as much (trimming only after large parses kept 87 MiB). Other C
+libraries (musl, macOS, Windows) have no such call; there nothing is done.
 """
 
 from __future__ import annotations
@@ -28,13 +28,9 @@ def _find_malloc_trim() -> Callable[[int], int] | None:
 
 
 _MALLOC_TRIM = _find_malloc_trim()
-# Characters of source parsed in one file from which the freed trees are worth giving back
-# (27 of the 415 files that parse anything in the application benchmark).
-WORTH_RELEASING = 5_000
 
 
-def release_freed(parsed: int) -> None:
-    """After ``parsed`` characters of source were parsed and their trees freed: return the
-    C heap's free pages to the system when that was a large parse (glibc only)."""
-    if _MALLOC_TRIM is not None and parsed >= WORTH_RELEASING:
+def release_freed() -> None:
+    """Return the C heap's free pages to the system (glibc only)."""
+    if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)

@@ -12,4 +12,3 @@ def test_malloc_trim_is_found_on_glibc():
     # A failed lookup would be silent: the peak RSS of a flake8 run would grow again.
     assert memory._MALLOC_TRIM is not None
     assert memory._MALLOC_TRIM(0) in (0, 1)  # 1: memory was released, 0: there was none
-    memory.release_freed(memory.WORTH_RELEASING)  # and the call the engine makes after a large parse
