@@ -244,8 +244,7 @@ def _process_all(paths: Sequence[str], settings: config.Settings, options: Optio
         for (display, _, _), result in itertools.chain(parallel.run(_process_portable, on_stdin, jobs=1),
                                                        parallel.run(_process_portable, on_disk, args.jobs)):
             if isinstance(result, BaseException):  # a worker died: not a finding of ours to hide
-                result = Processed(Outcome(error=FileError(
-                    display, f"internal error ({type(result).__name__}: {result}); please report it")), b"")
+                result = Processed(Outcome(error=FileError(display, _bug(result))), b"")
             done.append((display, result))
             progress.advance()
     finally:
@@ -319,9 +318,7 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
         outcome.error = FileError(display, f"cannot analyse it: {error}")
         return unfixed()
     except Exception as error:  # a bug of ours must not stop the other files
-        outcome.error = FileError(
-            display, f"internal error while linting ({type(error).__name__}: {error}); please report it"
-        )
+        outcome.error = FileError(display, _bug(error, " while linting"))
         return unfixed()
     outcome.findings = findings
     if not options.fixing or not any(f.fixable for f in findings):
@@ -336,19 +333,27 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     except (fixer.FixError, engine.AnalysisError, UnicodeEncodeError) as error:
         outcome.error = FileError(display, f"not fixed, left untouched: {error}")
     except Exception as error:
-        outcome.error = FileError(display, f"not fixed, left untouched: internal error ({type(error).__name__}: "
-                                  f"{error}); please report it")
+        outcome.error = FileError(display, f"not fixed, left untouched: {_bug(error)}")
     if outcome.error is not None or not result.changed:
         return unfixed()
 
-    outcome.fixed = result.counts()
-    outcome.notes = [f"added `{statement}` (a fix needs it)" for statement in result.imports_added]
+    _record_fixes(outcome, result)
     if options.diff:
         sys.stdout.write(unified_diff(display, source, result.source, result.imports_added))
         return outcome  # nothing written: every finding is still there
     if _deliver(display, path, data, new_data, outcome):
         outcome.findings = after
     return outcome
+
+
+def _bug(error: BaseException, doing: str = "") -> str:
+    """How a bug of ours is told (the other files still go on)."""
+    return f"internal error{doing} ({type(error).__name__}: {error}); please report it"
+
+
+def _record_fixes(outcome: Outcome, result: fixer.FixResult) -> None:
+    outcome.fixed = result.counts()
+    outcome.notes = [f"added `{statement}` (a fix needs it)" for statement in result.imports_added]
 
 
 def _deliver(display: str, path: Path | None, data: bytes, new_data: bytes, outcome: Outcome) -> bool:
@@ -390,9 +395,7 @@ def process_notebook(display: str, path: Path | None, data: bytes, options: Opti
         outcome.error = FileError(display, f"cannot analyse it: {book.locate_in_message(str(error))}")
         return unfixed()
     except Exception as error:  # a bug of ours must not stop the other files
-        outcome.error = FileError(
-            display, f"internal error while linting ({type(error).__name__}: {error}); please report it"
-        )
+        outcome.error = FileError(display, _bug(error, " while linting"))
         return unfixed()
     if not options.fixing or not any(f.fixable for f in outcome.findings):
         return unfixed()
@@ -405,13 +408,11 @@ def process_notebook(display: str, path: Path | None, data: bytes, options: Opti
     except (fixer.FixError, engine.AnalysisError, notebook.NotebookError) as error:
         outcome.error = FileError(display, f"not fixed, left untouched: {error}")
     except Exception as error:
-        outcome.error = FileError(display, f"not fixed, left untouched: internal error ({type(error).__name__}: "
-                                  f"{error}); please report it")
+        outcome.error = FileError(display, f"not fixed, left untouched: {_bug(error)}")
     if outcome.error is not None or not result.changed:
         return unfixed()
 
-    outcome.fixed = result.counts()
-    outcome.notes = [f"added `{statement}` (a fix needs it)" for statement in result.imports_added]
+    _record_fixes(outcome, result)
     if options.diff:
         changes = book.changed_cells(fixed_book)
         sys.stdout.write("".join(

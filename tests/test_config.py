@@ -14,20 +14,8 @@ from pathlib import Path
 import pytest
 
 from flake8_tensorcopy import config
+from test_cli import RISKY  # TCP001 (safe fix) at 6, TCP003 (unsafe) at 7, TCP004 (no fix) at 9, TCP002 at 10
 
-# TCP001 (safe fix) at line 6, TCP003 (unsafe fix) at 7, TCP004 (no fix) at 9, TCP002 (safe fix) at 10.
-RISKY = (
-    "import copy\n"
-    "import torch\n"
-    "\n"
-    "\n"
-    "def f(w: torch.Tensor, t: torch.Tensor):\n"
-    "    w.data.add_(1)\n"
-    "    x = copy.deepcopy(t)\n"
-    "    y = t.detach()\n"
-    "    y.zero_()\n"
-    "    return x, w.clone().detach()\n"
-)
 
 
 def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
