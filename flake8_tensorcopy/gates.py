@@ -31,7 +31,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, tensor_tuple_value
+from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, target_paths, tensor_tuple_value
 from .analysis.vocabulary import (
     ACCUMULATING_METHODS,
     BACKWARD_CALLEES,
@@ -827,11 +827,11 @@ def _fed(sinks: set[str], nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> s
     """``sinks`` and every name assigned (``a = ...``, ``a, b = ...``) into one of them,
     transitively: a subset of what the rule follows, so the gate skips nothing it flags."""
     feeds = [
-        (name.id, node.value)
+        (name, node.value)
         for node, _ in nodes
         if isinstance(node, ast.Assign)
         for target in node.targets
-        for name in _bound_names(target)
+        for name, _ in target_paths(target)
     ]
     reached, grown = set(sinks), True
     while grown:
@@ -841,17 +841,6 @@ def _fed(sinks: set[str], nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> s
                 reached |= names
                 grown = True
     return reached
-
-
-def _bound_names(target: ast.expr) -> Iterator[ast.Name]:
-    """The names ``target`` binds: ``a``, ``a, (b, *c)``."""
-    if isinstance(target, ast.Name):
-        yield target
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _bound_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _bound_names(target.value)
 
 
 def _same(load: ast.expr, store: ast.expr) -> bool:

@@ -102,6 +102,7 @@ def tensor_tuple_value(method: str) -> Value:
     return Holds.TENSORS if method in TENSOR_TUPLE_METHODS else \
         Holds.TENSOR_OR_TENSORS if method in TENSOR_OR_TUPLE_METHODS else None
 
+
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _ELEMENT_WRITERS = frozenset({"append", "insert"})
 # The nodes whose facts the walk notes; every other node is only descended into.
@@ -581,7 +582,7 @@ class ScopeFacts:
         elif isinstance(node, ast.NamedExpr):
             self._bind(node.target.id, "value", node.value)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
-            for name, path in _target_paths(node.target):
+            for name, path in target_paths(node.target):
                 self._bind(name, "loop", node.iter, path)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -611,7 +612,7 @@ class ScopeFacts:
         if isinstance(target, ast.Name):
             self._bind(target.id, "value", value)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for name, path in _target_paths(target):
+            for name, path in target_paths(target):
                 self._bind(name, "loop", Unpacked(value), path)
         elif isinstance(target, ast.Starred):
             self._bind_other(target)
@@ -910,7 +911,7 @@ class ScopeFacts:
         try:
             for generator in node.generators:
                 element = self._element_of(generator.iter)
-                for name, path in _target_paths(generator.target):
+                for name, path in target_paths(generator.target):
                     self._assumed[name] = self._descend(element, path)
             return self.value(node.elt)
         finally:
@@ -1058,7 +1059,7 @@ def _first_line(statement: ast.stmt) -> int:
     return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
 
 
-def _target_paths(target: ast.expr, path: tuple[int | str, ...] = ()) -> Iterator[tuple[str, tuple[int | str, ...]]]:
+def target_paths(target: ast.expr, path: tuple[int | str, ...] = ()) -> Iterator[tuple[str, tuple[int | str, ...]]]:
     """The names a target binds and where: ``a, (b, *c)`` gives a (0,), b (1, 0), c (1, "*")."""
     if isinstance(target, ast.Name):
         yield target.id, path
@@ -1066,10 +1067,10 @@ def _target_paths(target: ast.expr, path: tuple[int | str, ...] = ()) -> Iterato
         starred = any(isinstance(e, ast.Starred) for e in target.elts)
         for position, element in enumerate(target.elts):
             if isinstance(element, ast.Starred):
-                yield from _target_paths(element.value, (*path, "*"))
+                yield from target_paths(element.value, (*path, "*"))
             else:
                 # After a starred element, positions count from the end: unknown here.
-                yield from _target_paths(element, (*path, position if not starred else "?"))
+                yield from target_paths(element, (*path, position if not starred else "?"))
 
 
 class Unpacked:
