@@ -90,6 +90,7 @@ def is_module_base(qualified: str) -> bool:
     return (qualified.startswith("torch.nn.") and not qualified.startswith(_NOT_MODULES)) \
         or qualified in LIGHTNING_MODULES
 
+
 # Tensor methods whose result shares memory with the receiver.
 VIEW_METHODS = frozenset(
     """

@@ -22,6 +22,7 @@ from ..inference import bound_names, callee_name, container_of, dotted_name, met
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 from ..scopes import is_no_grad
 
+
 @dataclass
 class _Candidate:
     value: cst.BaseExpression  # the value that carries the graph; reported, wrapped by the fix
