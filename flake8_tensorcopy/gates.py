@@ -128,7 +128,7 @@ class ArgumentGate(Gate):
             return any(self._could_hold_tensor(_unstarred(e), function, call) for e in argument.elts)
         if self.elements and (
             function.facts.value(argument) == Holds.TENSORS
-            or (isinstance(argument, ast.Name) and function.facts.filled_with_tensors(argument.id))
+            or (isinstance(argument, ast.Name) and function.facts.receives_tensors(argument.id))
         ):
             return True
         return function.could_be_tensor(argument, at=call)

@@ -289,8 +289,9 @@ class Inference:
 
     def holds_tensors(self, node: cst.BaseExpression) -> bool:
         """A name or attribute the summary knows as a list of tensors (``vals.append(t)``), or
-        a name bound here to a list display that the scope fills only with tensors (also when
-        it is later rebound: ``vals = torch.tensor(vals)``)."""
+        a name bound here to an empty list (or to tensors, or to empty rows:
+        ``[[] for _ in range(n)]``) into which the scope puts tensors and no plain values
+        (also when it is later rebound: ``vals = torch.tensor(vals)``)."""
         if self.summarised(node) == Holds.TENSORS:
             return True
         if isinstance(node, cst.Call):
@@ -300,10 +301,9 @@ class Inference:
         binding, facts = self.binding(node.value), self.facts
         return (
             binding is not None
-            and isinstance(binding.value, cst.List)
-            and all(self.is_tensor(element.value) for element in binding.value.elements)
+            and _empty_or_tensors(binding.value, self)
             and facts is not None
-            and facts.filled_with_tensors(node.value)
+            and facts.receives_tensors(node.value)
         )
 
     def _sequence_of_tensors(self, call: cst.Call) -> bool:
@@ -384,6 +384,15 @@ class Inference:
             return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
         returned = self.summary.instance_call(instance.cls) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
+
+
+def _empty_or_tensors(value: cst.BaseExpression | None, inference: Inference) -> bool:
+    """``[]``, ``[t0, t1]`` of tensors, or rows of empty lists: ``[[] for _ in range(n)]``."""
+    if isinstance(value, cst.ListComp):
+        return isinstance(value.elt, cst.List) and not value.elt.elements
+    return isinstance(value, cst.List) and all(
+        isinstance(element, cst.Element) and inference.is_tensor(element.value) for element in value.elements
+    )
 
 
 # What indexing gives a tensor from: a list of tensors, a torch function's tuple, a state_dict.

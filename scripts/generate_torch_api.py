@@ -113,10 +113,26 @@ def _top_level_functions(path: Path) -> list[ast.FunctionDef]:
 
 
 def _functions_anywhere(path: Path) -> list[ast.FunctionDef]:
-    """Module-level functions, also those defined under ``if TYPE_CHECKING:`` blocks."""
-    tree = ast.parse(path.read_text())
-    return [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.col_offset in (0, 4)
-            and not _is_method(tree, node)]
+    """Module-level functions, also those defined under ``if TYPE_CHECKING:`` blocks, with
+    their signature type comments (``# type: (Tensor, str) -> Tensor``, TorchScript's
+    spelling: ``torch.norm``, ``torch.cdist``) read as annotations. An unannotated
+    implementation behind annotated overloads defers to them."""
+    tree = ast.parse(path.read_text(), type_comments=True)
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.col_offset in (0, 4)
+                 and not _is_method(tree, node)]
+    for function in functions:
+        _annotate_from_type_comment(function)
+    annotated = {function.name for function in functions if function.returns is not None}
+    return [function for function in functions if function.returns is not None or function.name not in annotated]
+
+
+def _annotate_from_type_comment(function: ast.FunctionDef) -> None:
+    if function.returns is not None or not function.type_comment:
+        return
+    signature = ast.parse(function.type_comment, mode="func_type")
+    function.returns = signature.returns
+    for argument, annotation in zip([*function.args.posonlyargs, *function.args.args], signature.argtypes):
+        argument.annotation = argument.annotation or annotation
 
 
 def _is_method(tree: ast.Module, function: ast.FunctionDef) -> bool:

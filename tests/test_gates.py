@@ -182,7 +182,10 @@ def test_an_expression_too_deep_to_judge_costs_only_its_function():
 
 
 @pytest.mark.parametrize("scope", ["function", "module"])
-@pytest.mark.parametrize("extra, flagged", [("", True), ("t.append(1)", False), ("t.extend(m)", False)])
+@pytest.mark.parametrize("extra, flagged", [
+    ("", True), ("t.append(1)", False),
+    ("t.extend(m)", True),  # whatever m adds, the tensors appended are converted one by one
+])
 def test_a_list_filled_with_tensors(scope, extra, flagged):
     body = ["t = []", "for x in m.parameters():", "    t.append(x * 2)", extra, "result = torch.tensor(t)"]
     if scope == "function":
@@ -259,6 +262,32 @@ def test_a_list_converted_in_place(appended, flagged):
     whole = lint_source(source, rules=GATED, shortcuts=False)
     assert lint_source(source, rules=GATED, shortcuts=True) == whole
     assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
+
+
+@pytest.mark.parametrize("fill, flagged", [
+    # One path puts a tensor in, another something unknown: either way tensors are converted.
+    (["if m:", "    vals.append(m.score(x).mean())", "else:", "    vals.append((x * 2).sum() / x.sum())"], True),
+    (["vals.append(m.score(x).mean())"], False),  # nothing says a tensor goes in
+    (["vals.append(x.item() if m else 0.0)", "vals.append(x * 2)"], True),  # the first is unknown, not plain
+    (["vals.append(x * 2)", "vals.append(x.item())"], False),  # a plain value goes in too
+    (["vals.append(x * 2)", "vals.append(len(m))"], False),
+    # Rows: a list of lists that receive tensors, or of what a function returns as one.
+    (["rows[0].append(x * 2)"], True),
+    (["rows[0].append(x.item())"], False),
+    (["vals.append(pair(x))"], True),
+    (["vals.append([x * 2, 1.0])"], True),
+])
+def test_a_list_that_receives_tensors(fill, flagged):
+    body = "".join(f"        {line}\n" for line in fill)
+    converted = "rows" if "rows" in body else "vals"
+    source = (
+        "import torch\n\ndef pair(x: torch.Tensor):\n    return [x, x * 2]\n\n"
+        "def f(m, xs):\n    vals = []\n    rows = [[] for _ in range(3)]\n"
+        f"    for x in m.parameters():\n{body}    return torch.tensor({converted})\n"
+    )
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
 def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():

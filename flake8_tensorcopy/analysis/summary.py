@@ -504,6 +504,7 @@ class ScopeFacts:
         self.calls: list[ast.Call] = []
         self.bindings: dict[str, list[_Binding]] = {}
         self.elements: dict[str, list[ast.expr]] = {}  # what element writes put into a name
+        self.inner_elements: dict[str, list[ast.expr]] = {}  # rows[i].append(v): into the lists it holds
         self.returns: list[ast.expr | None] = []
         self.is_generator = False
         self._tested: set[str] = set()  # names whose type the scope tests (isinstance)
@@ -653,14 +654,20 @@ class ScopeFacts:
             self._use_as_tensor(first.id, call.lineno)
 
     def _note_element_write(self, call: ast.Call) -> None:
-        """``vals.append(t)``, ``vals.insert(0, t)``, ``vals.extend(ts)``."""
+        """``vals.append(t)``, ``vals.insert(0, t)``, ``vals.extend(ts)``; ``rows[i].append(t)``
+        into the lists that ``rows`` holds."""
         func = call.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        if not isinstance(func, ast.Attribute) or func.attr not in (*_ELEMENT_WRITERS, "extend"):
             return
-        elements = self.elements.setdefault(func.value.id, []) if func.attr in (*_ELEMENT_WRITERS, "extend") else None
-        if elements is None or call.keywords:
+        if isinstance(func.value, ast.Name):
+            elements = self.elements.setdefault(func.value.id, [])
+        elif isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Name):
+            elements = self.inner_elements.setdefault(func.value.value.id, [])
+        else:
             return
-        if func.attr == "append" and len(call.args) == 1:
+        if call.keywords:
+            elements.append(_UNKNOWN)
+        elif func.attr == "append" and len(call.args) == 1:
             elements.append(call.args[0])
         elif func.attr == "insert" and len(call.args) == 2:
             elements.append(call.args[1])
@@ -767,6 +774,25 @@ class ScopeFacts:
         then ``vals = torch.tensor(vals)``."""
         elements = self.elements.get(name, ())
         return bool(elements) and all(self._holds_tensor(e) for e in elements)
+
+    def receives_tensors(self, name: str) -> bool:
+        """Some element the scope puts into ``name``, or into the lists it holds
+        (``rows[i].append(t)``), is a tensor or a sequence of them, and none is a plain value
+        (a number, ``.item()``): whichever path filled it, ``torch.tensor(name)`` converts
+        the tensors one by one (``ents.append(d.entropy().mean())`` in one branch and
+        ``ents.append((e * mask).sum() / mask.sum())`` in the other)."""
+        elements = [*self.elements.get(name, ()), *self.inner_elements.get(name, ())]
+        return any(map(self._gives_tensors, elements)) and not any(map(_plain, elements))
+
+    def _gives_tensors(self, element: ast.expr | _Each) -> bool:
+        if isinstance(element, _Each):
+            return element is not _UNKNOWN and (
+                isinstance(value := self.value(element.value), TensorInfo) or value in _TUPLES_OF_TENSORS
+            )
+        if isinstance(element, (ast.List, ast.Tuple)):
+            return any(self._gives_tensors(e) for e in element.elts if not isinstance(e, ast.Starred))
+        value = self.value(element)
+        return isinstance(value, TensorInfo) or value in _TUPLES_OF_TENSORS
 
     def _holds_tensor(self, element: ast.expr) -> bool:
         """Whether an element write puts only tensors into its list."""
@@ -1054,6 +1080,22 @@ def _sliced(node: ast.expr) -> str | None:
     return None
 
 
+def _plain(element: ast.expr | _Each) -> bool:
+    """A number, a string or what converts a tensor to plain values (``loss.item()``)."""
+    if isinstance(element, (ast.Constant, ast.JoinedStr)):
+        return True
+    if not isinstance(element, ast.Call) or element.keywords:
+        return False
+    func = element.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in _TO_PLAIN
+    return isinstance(func, ast.Name) and func.id in _PLAIN_BUILTINS
+
+
+_TO_PLAIN = frozenset({"item", "tolist", "numpy"})
+_PLAIN_BUILTINS = frozenset({"float", "int", "bool", "str", "len", "round"})
+
+
 def _copies(call: ast.Call) -> bool:
     return any(k.arg == "copy" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
 
@@ -1081,13 +1123,16 @@ def annotation_value(annotation: ast.expr, imports: ImportTable) -> Value:
 
 
 # Docstrings that give a parameter's type: Google ``x (torch.Tensor): ...``, NumPy
-# ``x : Tensor``, Sphinx ``:type x: torch.Tensor``. Only a plain tensor type counts, not
-# "list of tensors" nor "Tensor or ndarray".
+# ``x : Tensor``, Sphinx ``:type x: torch.Tensor``, ``:param torch.Tensor x:`` and
+# ``:param x: (torch.Tensor) ...``. Only a plain tensor type counts, not "list of
+# tensors" nor "Tensor or ndarray".
 _TENSOR_TYPE = r"(?:torch\.)?[Tt]ensor(?:\[[^\]\n]*\])?(?:,\s*optional)?"
 _DOCUMENTED = (
     re.compile(rf"^[ \t]*(\w+)[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)[ \t]*:", re.MULTILINE),
     re.compile(rf"^[ \t]*(\w+)[ \t]+:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
     re.compile(rf"^[ \t]*:type[ \t]+(\w+)[ \t]*:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
+    re.compile(rf"^[ \t]*:param[ \t]+{_TENSOR_TYPE}[ \t]+(\w+)[ \t]*:", re.MULTILINE),
+    re.compile(rf"^[ \t]*:param[ \t]+(\w+)[ \t]*:[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)", re.MULTILINE),
 )
 
 

@@ -29,65 +29,66 @@ TORCH_FUNCTIONS = frozenset(
     batch_norm_elemt bernoulli bilinear binary_cross_entropy_with_logits bincount
     binomial bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift
     bitwise_xor blackman_window bmm broadcast_to bucketize cartesian_prod cat
-    ccol_indices_copy ceil ceil_ celu celu_ channel_shuffle cholesky cholesky_inverse
-    cholesky_solve clamp clamp_ clamp_max clamp_max_ clamp_min clamp_min_ clip clip_
-    clone col_indices_copy column_stack combinations complex concat concatenate conj
-    conj_physical conj_physical_ constant_pad_nd conv1d conv2d conv3d conv_tbc
-    conv_transpose1d conv_transpose2d conv_transpose3d convolution copysign corrcoef
-    cos cos_ cosh cosh_ cosine_embedding_loss cosine_similarity count_nonzero cov cross
-    crow_indices_copy ctc_loss cudnn_affine_grid_generator cudnn_convolution
-    cudnn_convolution_add_relu cudnn_convolution_relu cudnn_convolution_transpose
-    cudnn_grid_sampler cumprod cumsum cumulative_trapezoid deg2rad deg2rad_ det detach
-    detach_ detach_copy diag diag_embed diagflat diagonal diagonal_copy
-    diagonal_scatter diff digamma dist div divide dot dropout dropout_ dsmm dstack
-    einsum embedding embedding_renorm_ empty empty_like empty_permuted empty_quantized
-    empty_strided eq erf erf_ erfc erfc_ erfinv exp exp2 exp2_ exp_ expand_copy expm1
-    expm1_ eye fake_quantize_per_channel_affine fake_quantize_per_tensor_affine
-    fbgemm_linear_fp16_weight fbgemm_linear_fp16_weight_fp32_activation
-    fbgemm_linear_int8_weight fbgemm_linear_int8_weight_fp32_activation
-    fbgemm_pack_gemm_matrix_fp16 fbgemm_pack_quantized_matrix feature_alpha_dropout
-    feature_alpha_dropout_ feature_dropout feature_dropout_ fill fill_ fix fix_ flatten
-    flip fliplr flipud float_power floor floor_ floor_divide fmax fmin fmod frac frac_
-    frobenius_norm from_file from_numpy frombuffer full full_like
-    fused_moving_avg_obs_fake_quant gather gcd gcd_ ge ger greater greater_equal
-    grid_sampler grid_sampler_2d grid_sampler_3d group_norm gru_cell gt hamming_window
-    hann_window hardshrink hash_tensor heaviside hinge_embedding_loss histc hsmm hspmm
-    hstack hypot i0 i0_ igamma igammac imag index_add index_copy index_fill index_put
-    index_put_ index_reduce index_select indices_copy inner instance_norm int_repr
-    inverse isclose isfinite isin isinf isnan isneginf isposinf isreal istft
-    kaiser_window kl_div kron layer_norm lcm lcm_ ldexp ldexp_ le lerp less less_equal
-    lgamma linspace log log10 log10_ log1p log1p_ log2 log2_ log_ log_softmax logaddexp
-    logaddexp2 logcumsumexp logdet logical_and logical_not logical_or logical_xor logit
-    logit_ logspace logsumexp lt lu_solve margin_ranking_loss masked_fill
-    masked_scatter masked_select matmul matrix_exp matrix_power max_pool1d max_pool2d
-    max_pool3d maximum mean minimum miopen_convolution miopen_convolution_add_relu
-    miopen_convolution_relu miopen_convolution_transpose miopen_depthwise_convolution
+    ccol_indices_copy cdist ceil ceil_ celu celu_ channel_shuffle cholesky
+    cholesky_inverse cholesky_solve clamp clamp_ clamp_max clamp_max_ clamp_min
+    clamp_min_ clip clip_ clone col_indices_copy column_stack combinations complex
+    concat concatenate conj conj_physical conj_physical_ constant_pad_nd conv1d conv2d
+    conv3d conv_tbc conv_transpose1d conv_transpose2d conv_transpose3d convolution
+    copysign corrcoef cos cos_ cosh cosh_ cosine_embedding_loss cosine_similarity
+    count_nonzero cov cross crow_indices_copy ctc_loss cudnn_affine_grid_generator
+    cudnn_convolution cudnn_convolution_add_relu cudnn_convolution_relu
+    cudnn_convolution_transpose cudnn_grid_sampler cumprod cumsum cumulative_trapezoid
+    deg2rad deg2rad_ det detach detach_ detach_copy diag diag_embed diagflat diagonal
+    diagonal_copy diagonal_scatter diff digamma dist div divide dot dropout dropout_
+    dsmm dstack einsum embedding embedding_renorm_ empty empty_like empty_permuted
+    empty_quantized empty_strided eq erf erf_ erfc erfc_ erfinv exp exp2 exp2_ exp_
+    expand_copy expm1 expm1_ eye fake_quantize_per_channel_affine
+    fake_quantize_per_tensor_affine fbgemm_linear_fp16_weight
+    fbgemm_linear_fp16_weight_fp32_activation fbgemm_linear_int8_weight
+    fbgemm_linear_int8_weight_fp32_activation fbgemm_pack_gemm_matrix_fp16
+    fbgemm_pack_quantized_matrix feature_alpha_dropout feature_alpha_dropout_
+    feature_dropout feature_dropout_ fill fill_ fix fix_ flatten flip fliplr flipud
+    float_power floor floor_ floor_divide fmax fmin fmod frac frac_ frobenius_norm
+    from_file from_numpy frombuffer full full_like fused_moving_avg_obs_fake_quant
+    gather gcd gcd_ ge ger greater greater_equal grid_sampler grid_sampler_2d
+    grid_sampler_3d group_norm gru_cell gt hamming_window hann_window hardshrink
+    hash_tensor heaviside hinge_embedding_loss histc hsmm hspmm hstack hypot i0 i0_
+    igamma igammac imag index_add index_copy index_fill index_put index_put_
+    index_reduce index_select indices_copy inner instance_norm int_repr inverse isclose
+    isfinite isin isinf isnan isneginf isposinf isreal istft kaiser_window kl_div kron
+    layer_norm lcm lcm_ ldexp ldexp_ le lerp less less_equal lgamma linspace log log10
+    log10_ log1p log1p_ log2 log2_ log_ log_softmax logaddexp logaddexp2 logcumsumexp
+    logdet logical_and logical_not logical_or logical_xor logit logit_ logspace
+    logsumexp lt lu_solve margin_ranking_loss masked_fill masked_scatter masked_select
+    matmul matrix_exp matrix_power max_pool1d max_pool2d max_pool3d maximum mean
+    minimum miopen_convolution miopen_convolution_add_relu miopen_convolution_relu
+    miopen_convolution_transpose miopen_depthwise_convolution
     mkldnn_adaptive_avg_pool2d mkldnn_convolution mkldnn_max_pool2d mkldnn_max_pool3d
     mm moveaxis movedim msort mul multinomial multiply mv mvlgamma nan_to_num
     nan_to_num_ nanmean nanquantile nansum narrow narrow_copy native_channel_shuffle
-    native_norm ne neg neg_ negative negative_ nextafter nonzero_static norm_except_dim
-    normal not_equal nuclear_norm ones ones_like orgqr ormqr outer pairwise_distance
-    pdist permute permute_copy pinverse pixel_shuffle pixel_unshuffle poisson
-    poisson_nll_loss polar polygamma positive pow prelu prod put q_per_channel_scales
-    q_per_channel_zero_points quantile quantize_per_channel quantize_per_tensor_dynamic
-    quantized_batch_norm quantized_gru_cell quantized_max_pool1d quantized_max_pool2d
-    quantized_max_pool3d quantized_rnn_relu_cell quantized_rnn_tanh_cell rad2deg
-    rad2deg_ rand rand_like randint randint_like randn randn_like randperm range ravel
-    real reciprocal reciprocal_ relu relu_ remainder renorm repeat_interleave reshape
-    resize_as_ resize_as_sparse_ resolve_conj resolve_neg rms_norm rnn_relu_cell
-    rnn_tanh_cell roll rot90 round round_ row_indices_copy row_stack rrelu rrelu_ rsqrt
-    rsqrt_ rsub saddmm scalar_tensor scatter scatter_add scatter_reduce searchsorted
-    segment_reduce select select_copy select_scatter selu selu_ sgn sigmoid sigmoid_
-    sign signbit sin sin_ sinc sinc_ sinh sinh_ slice_copy slice_inverse slice_scatter
-    smm softmax sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor
-    sparse_coo_tensor sparse_csc_tensor sparse_csr_tensor spmm sqrt sqrt_ square
-    square_ squeeze squeeze_copy sspaddmm stack std stft sub subtract sum swapaxes
-    swapdims t t_copy take take_along_dim tan tan_ tanh tanh_ tensor threshold
-    threshold_ tile trace transpose transpose_copy trapezoid trapz tril tril_indices
-    triplet_margin_loss triu triu_indices true_divide trunc trunc_ unflatten
-    unfold_copy unsqueeze unsqueeze_copy values_copy vander var vdot view_as_complex
-    view_as_complex_copy view_as_real view_as_real_copy view_copy vstack xlogy xlogy_
-    zero_ zeros zeros_like
+    native_norm ne neg neg_ negative negative_ nextafter nonzero_static norm
+    norm_except_dim normal not_equal nuclear_norm ones ones_like orgqr ormqr outer
+    pairwise_distance pdist permute permute_copy pinverse pixel_shuffle pixel_unshuffle
+    poisson poisson_nll_loss polar polygamma positive pow prelu prod put
+    q_per_channel_scales q_per_channel_zero_points quantile quantize_per_channel
+    quantize_per_tensor_dynamic quantized_batch_norm quantized_gru_cell
+    quantized_max_pool1d quantized_max_pool2d quantized_max_pool3d
+    quantized_rnn_relu_cell quantized_rnn_tanh_cell rad2deg rad2deg_ rand rand_like
+    randint randint_like randn randn_like randperm range ravel real reciprocal
+    reciprocal_ relu relu_ remainder renorm repeat_interleave reshape resize_as_
+    resize_as_sparse_ resolve_conj resolve_neg rms_norm rnn_relu_cell rnn_tanh_cell
+    roll rot90 round round_ row_indices_copy row_stack rrelu rrelu_ rsqrt rsqrt_ rsub
+    saddmm scalar_tensor scatter scatter_add scatter_reduce searchsorted segment_reduce
+    select select_copy select_scatter selu selu_ sgn sigmoid sigmoid_ sign signbit sin
+    sin_ sinc sinc_ sinh sinh_ slice_copy slice_inverse slice_scatter smm softmax
+    sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_coo_tensor
+    sparse_csc_tensor sparse_csr_tensor spmm sqrt sqrt_ square square_ squeeze
+    squeeze_copy sspaddmm stack std stft sub subtract sum swapaxes swapdims t t_copy
+    take take_along_dim tan tan_ tanh tanh_ tensor threshold threshold_ tile trace
+    transpose transpose_copy trapezoid trapz tril tril_indices triplet_margin_loss triu
+    triu_indices true_divide trunc trunc_ unflatten unfold_copy unsqueeze
+    unsqueeze_copy values_copy vander var vdot view_as_complex view_as_complex_copy
+    view_as_real view_as_real_copy view_copy vstack xlogy xlogy_ zero_ zeros zeros_like
     """.split()
 )
 TENSOR_INPUT_FUNCTIONS = frozenset(
@@ -107,8 +108,8 @@ TENSOR_INPUT_FUNCTIONS = frozenset(
     torch.batch_norm_gather_stats_with_counts torch.batch_norm_stats
     torch.batch_norm_update_stats torch.bernoulli torch.bilinear
     torch.binary_cross_entropy_with_logits torch.bincount torch.binomial
-    torch.bitwise_not torch.bmm torch.broadcast_to torch.ccol_indices_copy torch.ceil
-    torch.ceil_ torch.celu torch.celu_ torch.channel_shuffle torch.cholesky
+    torch.bitwise_not torch.bmm torch.broadcast_to torch.ccol_indices_copy torch.cdist
+    torch.ceil torch.ceil_ torch.celu torch.celu_ torch.channel_shuffle torch.cholesky
     torch.cholesky_inverse torch.cholesky_solve torch.choose_qparams_optimized
     torch.chunk torch.clamp torch.clamp_ torch.clamp_max torch.clamp_max_
     torch.clamp_min torch.clamp_min_ torch.clip torch.clip_ torch.clone
@@ -221,7 +222,7 @@ TENSOR_INPUT_FUNCTIONS = frozenset(
     torch.nn.functional.softmax torch.nn.functional.softmin
     torch.nn.functional.threshold torch.nn.functional.triplet_margin_loss
     torch.nn.functional.triplet_margin_with_distance_loss torch.nn.functional.unfold
-    torch.nonzero torch.nonzero_static torch.norm_except_dim torch.not_equal
+    torch.nonzero torch.nonzero_static torch.norm torch.norm_except_dim torch.not_equal
     torch.nuclear_norm torch.numel torch.ones_like torch.orgqr torch.ormqr torch.outer
     torch.pairwise_distance torch.pdist torch.permute torch.permute_copy torch.pinverse
     torch.pixel_shuffle torch.pixel_unshuffle torch.poisson torch.poisson_nll_loss

@@ -112,6 +112,15 @@ class TensorFromTensor(Rule):
         Example("import torch\ndef f(model, loader):\n    accs = []\n    for x, y in loader:\n"
                 "        accs.append((model(x).argmax(1) == y).float().mean())\n    return torch.tensor(accs)\n",
                 [(6, 12)]),
+        # A list into which some path puts tensors (the others: nothing known), also as
+        # rows of a list of lists or as a function's list of tensors; torch.norm's result.
+        Example('import torch\ndef entropy(dists, mask):\n    """:param mask: (torch.Tensor) live agents."""\n'
+                "    ents = []\n    for d in dists:\n        if mask is not None:\n"
+                "            ents.append((d.entropy() * mask).sum() / mask.sum())\n        else:\n"
+                "            ents.append(d.entropy().mean())\n    return torch.tensor(ents).mean()\n", [(10, 12)]),
+        Example("import torch\ndef overlaps(ws, n):\n    rows = [[] for _ in range(n)]\n    for i in range(n):\n"
+                "        for j in range(n):\n            rows[i].append(torch.norm(ws[i] - ws[j]))\n"
+                "    return torch.tensor(rows)\n", [(7, 12)]),
         # A loop variable used as only a tensor can be (a detector's rows of boxes): its
         # rows are tensors, and a starred target is a list of 0-d tensors.
         Example("import torch\ndef f(pred):\n    for i, det in enumerate(pred):\n"
@@ -134,6 +143,9 @@ class TensorFromTensor(Rule):
         "    def act(self, r):\n        self.rewards.append(r)\n    def finish(self):\n        return torch.tensor(self.rewards)\n",
         "import torch\ndef f(model, loader):\n    accs = []\n    for x, y in loader:\n"
         "        accs.append((model(x).argmax(1) == y).float().mean().item())\n    return torch.tensor(accs)\n",
+        # A plain value goes in too: the list was meant for numbers.
+        "import torch\ndef f(xs):\n    vals = []\n    for x in xs:\n        vals.append(x.item())\n"
+        "        vals.append(torch.norm(x))\n    return torch.tensor(vals)\n",
         # Rows converted to numbers first, or nothing says the loop variable is a tensor.
         "import torch\ndef f(pred):\n    for i, det in enumerate(pred):\n        classes = det[:, 5].unique()\n"
         "        for *xyxy, conf, cls in det.tolist():\n            box = torch.tensor(xyxy)\n",
