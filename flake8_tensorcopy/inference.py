@@ -54,6 +54,7 @@ class Binding:
     value: cst.BaseExpression | None  # None: bound by something other than `name = value`
     info: TensorInfo | None  # inferred when the binding happened
     opaque: bool = False
+    tensors: bool = False  # a comprehension that made a list of tensors (judged when bound)
 
 
 _OPAQUE = Binding(None, None, opaque=True)
@@ -151,7 +152,10 @@ class Inference:
 
     def bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
-            self.bind(target.value, value, self.info(value) if value is not None else None)
+            if isinstance(value, cst.ListComp) and self._comprehension_of_tensors(value):
+                self.scopes[-1][target.value] = Binding(value, None, tensors=True)
+            else:
+                self.bind(target.value, value, self.info(value) if value is not None else None)
             return
         for name in bound_names(target):
             self.bind(name, None, None)
@@ -177,6 +181,24 @@ class Inference:
             if isinstance(returned, tuple) and len(returned) == width:
                 return [v if isinstance(v, TensorInfo) else None for v in returned]
         return []
+
+    def _comprehension_of_tensors(self, node: cst.ListComp) -> bool:
+        """``[w / total for w in weights]`` over the rows of a tensor (or a list of tensors)
+        bound here, with an element that is a tensor when ``w`` is one. Judged with the
+        bindings in force where the list is made: ``weights = [... for w in weights]``
+        reads the old ``weights``."""
+        clause = node.for_in
+        if clause.inner_for_in is not None or clause.ifs or not isinstance(clause.target, cst.Name):
+            return False
+        if not (self.is_tensor(clause.iter) or self.holds_tensors(clause.iter)):
+            return False
+        name = clause.target.value
+        self.push(inherit=True, shadowed={name})
+        try:
+            self.bind(name, None, TENSOR)
+            return self.is_tensor(node.elt)
+        finally:
+            self.pop()
 
     # -- control flow -------------------------------------------------------------
     # A branch starts from the bindings before the ``if``; after it, a name keeps what
@@ -293,6 +315,8 @@ class Inference:
         ``[[] for _ in range(n)]``) into which the scope puts tensors and no plain values
         (also when it is later rebound: ``vals = torch.tensor(vals)``)."""
         if self.summarised(node) == Holds.TENSORS:
+            return True
+        if isinstance(node, cst.Name) and (bound := self.binding(node.value)) is not None and bound.tensors:
             return True
         if isinstance(node, cst.Call):
             return self._sequence_of_tensors(node)

@@ -290,6 +290,22 @@ def test_a_list_that_receives_tensors(fill, flagged):
     assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
+@pytest.mark.parametrize("comprehension, flagged", [
+    ("[w / total for w in weights]", True),  # reads the weights bound before it: a tensor
+    ("[w.item() * 2 for w in weights]", False),
+    ("[w / total for w in weights if w > 0]", False),  # judged only without conditions
+    ("[w / total for w in range(3)]", False),
+])
+def test_a_comprehension_over_a_tensor_rebinding_its_name(comprehension, flagged):
+    source = (
+        "import torch\n\ndef scale(weights):\n    weights = torch.maximum(weights, torch.tensor(0))\n"
+        f"    total = weights.sum()\n    weights = {comprehension}\n    return torch.tensor(weights)\n"
+    )
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
+
+
 def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     source = (
         "import torch\n\ndef f(det: torch.Tensor):\n    box = torch.ones(4)\n"
