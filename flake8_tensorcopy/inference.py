@@ -20,7 +20,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .analysis.summary import Holds, Instance, ModuleSummary, ScopeFacts, Value, tensor_tuple_value, torch_tuple_value
-from .analysis.torch_api import COMPUTED_TENSOR_METHODS, TENSOR_ONLY_METHODS
+from .analysis.torch_api import (
+    COMPUTED_TENSOR_METHODS,
+    DISTRIBUTION_TENSOR_METHODS,
+    DISTRIBUTION_TENSOR_PROPERTIES,
+    DISTRIBUTIONS,
+    TENSOR_ONLY_METHODS,
+)
 from .analysis.vocabulary import (  # noqa: F401 (CONVERSION_METHODS, VIEW_METHODS: re-exported for rules)
     CONVERSION_METHODS,
     FRESH,
@@ -307,6 +313,8 @@ class Inference:
             receiver = self.summarised(node.value)
             if isinstance(receiver, Instance):
                 return self.summary.attribute(receiver.cls, node.attr.value)
+            if receiver == Holds.DISTRIBUTION and node.attr.value in DISTRIBUTION_TENSOR_PROPERTIES:
+                return TENSOR  # dist.mean
         return None
 
     def holds_tensors(self, node: cst.BaseExpression) -> bool:
@@ -374,6 +382,8 @@ class Inference:
             copies = is_copying_conversion(node) or (receiver_info.fresh and not isinstance(receiver, cst.Name))
             return tensor_method_info(name, receiver_info, copies)
         instance = self.summarised(receiver)
+        if instance == Holds.DISTRIBUTION or (isinstance(receiver, cst.Call) and self.qualify(receiver.func) in DISTRIBUTIONS):
+            return FRESH if name in DISTRIBUTION_TENSOR_METHODS else None  # Categorical(p).sample()
         if isinstance(instance, Instance):
             if self.summary.attribute(instance.cls, name) == Holds.LOSS:
                 return FRESH  # self.criterion(out, y)

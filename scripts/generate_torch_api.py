@@ -230,6 +230,37 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
         "TENSOR_ONLY_MEMBERS": frozenset(members - elsewhere),
         "SLICED_TENSOR_CALLS": frozenset(members - callable_on_arrays - _GENERIC_CALLS),
         "COMPUTED_TENSOR_METHODS": frozenset(methods - callable_on_values),
+        **_distributions(torch_root / "distributions"),
+    }
+
+
+def _distributions(package: Path) -> dict[str, frozenset[str]]:
+    """The distribution classes that ``torch.distributions`` exports (subclasses of its
+    ``Distribution``, qualified both ways: ``torch.distributions.Normal`` and
+    ``torch.distributions.normal.Normal``), and the members of ``Distribution`` annotated
+    ``-> Tensor``: the methods (``sample``, ``log_prob``) and the properties (``mean``)."""
+    bases: dict[str, tuple[str, set[str]]] = {}  # class -> (its module, its base classes' names)
+    for module in sorted(package.glob("*.py")):
+        for node in ast.parse(module.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                bases[node.name] = (module.stem, {ast.unparse(b).rpartition(".")[2] for b in node.bases})
+
+    def is_distribution(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        if name == "Distribution":
+            return True
+        return name in bases and name not in seen and any(is_distribution(b, seen | {name}) for b in bases[name][1])
+
+    classes = {name for name in _exported(package / "__init__.py") if is_distribution(name)}
+    members = [m for m in _methods(_class_body(package / "distribution.py", "Distribution")) if not m.name.startswith("_")]
+    tensor_members = [m for m in members if m.returns is not None and ast.unparse(m.returns) in ("Tensor", "torch.Tensor")]
+    properties = {m.name for m in tensor_members if any(ast.unparse(d) == "property" for d in m.decorator_list)}
+    return {
+        "DISTRIBUTIONS": frozenset(
+            {f"torch.distributions.{name}" for name in classes}
+            | {f"torch.distributions.{bases[name][0]}.{name}" for name in classes}
+        ),
+        "DISTRIBUTION_TENSOR_METHODS": frozenset({m.name for m in tensor_members} - properties),
+        "DISTRIBUTION_TENSOR_PROPERTIES": frozenset(properties),
     }
 
 
@@ -252,6 +283,8 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         "COMPUTED_TENSOR_METHODS: the tensor methods that numpy, pandas and built-in types have",
         "nothing callable by that name for, modules aside: on what an operator computes",
         "(``(pred == y).float()``), which is never a module.",
+        "DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);",
+        "DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.",
         '"""',
         "",
     ]

@@ -306,6 +306,27 @@ def test_a_comprehension_over_a_tensor_rebinding_its_name(comprehension, flagged
     assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
 
 
+@pytest.mark.parametrize("value, flagged", [
+    ("Categorical(m).sample()", True),
+    ("D.Normal(m, 1.0).log_prob(m)", True),
+    ("dist.entropy()", True),
+    ("dist.mean", True),
+    ("self.dist.sample()", True),  # an attribute holding a distribution
+    ("dist.sample().item()", False),
+    ("dist.batch_shape", False),
+    ("dist.expand((2,))", False),  # another distribution
+])
+def test_what_a_distribution_gives(value, flagged):
+    source = (
+        "import torch\nimport torch.distributions as D\nfrom torch.distributions import Categorical\n\n"
+        "class Policy:\n    def __init__(self, m):\n        self.dist = D.normal.Normal(m, 1.0)\n\n"
+        f"    def act(self, m):\n        dist = Categorical(m)\n        a = {value}\n        return torch.tensor(a)\n"
+    )
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
+
+
 def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     source = (
         "import torch\n\ndef f(det: torch.Tensor):\n    box = torch.ones(4)\n"

@@ -31,6 +31,9 @@ from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .own_code import HEADER, NESTED, OwnNode, own_code
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
+    DISTRIBUTION_TENSOR_METHODS,
+    DISTRIBUTION_TENSOR_PROPERTIES,
+    DISTRIBUTIONS,
     SLICED_TENSOR_CALLS,
     TENSOR_INPUT_FUNCTIONS,
     TENSOR_METHODS,
@@ -79,6 +82,7 @@ class Holds(enum.Enum):
     LOSS = "a torch.nn loss module"  # calling it gives a tensor (nn.CrossEntropyLoss())
     PARAM_GROUPS = "an optimizer's param_groups"  # dicts whose "params" are lists of parameters
     PARAM_GROUP = "one of an optimizer's param_groups"
+    DISTRIBUTION = "a torch.distributions distribution"  # its samples and log_probs are tensors
 
 
 @dataclass(frozen=True)
@@ -1000,6 +1004,8 @@ class ScopeFacts:
                 return FRESH if isinstance(copied, TensorInfo) else copied if copied == Holds.TENSORS else None
             if is_loss_module(qualified):
                 return Holds.LOSS
+            if qualified in DISTRIBUTIONS:
+                return Holds.DISTRIBUTION
             return torch_function_info(qualified, _AstCall(node)) or torch_tuple_value(qualified)
         if isinstance(func, ast.Name):
             if func.id in _SEQUENCES and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred) \
@@ -1022,6 +1028,8 @@ class ScopeFacts:
             return self.summary.call_on(receiver.cls, method)
         if receiver == Holds.LOSS and method in _MOVES:
             return Holds.LOSS  # nn.MSELoss().to(device)
+        if receiver == Holds.DISTRIBUTION:
+            return FRESH if method in DISTRIBUTION_TENSOR_METHODS else None  # dist.sample()
         if isinstance(receiver, TensorInfo):
             # A conversion of a temporary returns it or a copy: nothing else sees either.
             copies = _copies(node) or (receiver.fresh and not isinstance(func.value, ast.Name))
@@ -1063,6 +1071,8 @@ class ScopeFacts:
         receiver = self.value(node.value)
         if isinstance(receiver, Instance):
             return self.summary.attribute(receiver.cls, attr)
+        if receiver == Holds.DISTRIBUTION:
+            return TENSOR if attr in DISTRIBUTION_TENSOR_PROPERTIES else None  # dist.mean
         if attr in TENSOR_ATTRIBUTES and (
             isinstance(receiver, TensorInfo)
             or (attr == "data" and isinstance(node.value, ast.Attribute) and node.value.attr in PARAMETER_ATTRIBUTES)

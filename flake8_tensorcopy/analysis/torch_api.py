@@ -15,6 +15,8 @@ nothing callable by that name for, pandas aside: what ``x[:, 5].unique()`` says 
 COMPUTED_TENSOR_METHODS: the tensor methods that numpy, pandas and built-in types have
 nothing callable by that name for, modules aside: on what an operator computes
 (``(pred == y).float()``), which is never a module.
+DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);
+DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.
 """
 
 TORCH_FUNCTIONS = frozenset(
@@ -632,5 +634,74 @@ COMPUTED_TENSOR_METHODS = frozenset(
     to_sparse_bsr to_sparse_csc to_sparse_csr transpose_ tril tril_ triu triu_
     true_divide true_divide_ trunc trunc_ type_as unflatten unfold uniform_ unsqueeze
     unsqueeze_ vdot view_as xlogy xlogy_ xpu zero_
+    """.split()
+)
+DISTRIBUTIONS = frozenset(
+    """
+    torch.distributions.Bernoulli torch.distributions.Beta torch.distributions.Binomial
+    torch.distributions.Categorical torch.distributions.Cauchy torch.distributions.Chi2
+    torch.distributions.ContinuousBernoulli torch.distributions.Dirichlet
+    torch.distributions.Distribution torch.distributions.Exponential
+    torch.distributions.ExponentialFamily torch.distributions.FisherSnedecor
+    torch.distributions.Gamma torch.distributions.GeneralizedPareto
+    torch.distributions.Geometric torch.distributions.Gumbel
+    torch.distributions.HalfCauchy torch.distributions.HalfNormal
+    torch.distributions.Independent torch.distributions.InverseGamma
+    torch.distributions.Kumaraswamy torch.distributions.LKJCholesky
+    torch.distributions.Laplace torch.distributions.LogNormal
+    torch.distributions.LogisticNormal torch.distributions.LowRankMultivariateNormal
+    torch.distributions.MixtureSameFamily torch.distributions.Multinomial
+    torch.distributions.MultivariateNormal torch.distributions.NegativeBinomial
+    torch.distributions.Normal torch.distributions.OneHotCategorical
+    torch.distributions.OneHotCategoricalStraightThrough torch.distributions.Pareto
+    torch.distributions.Poisson torch.distributions.RelaxedBernoulli
+    torch.distributions.RelaxedOneHotCategorical torch.distributions.StudentT
+    torch.distributions.TransformedDistribution torch.distributions.Uniform
+    torch.distributions.VonMises torch.distributions.Weibull
+    torch.distributions.Wishart torch.distributions.bernoulli.Bernoulli
+    torch.distributions.beta.Beta torch.distributions.binomial.Binomial
+    torch.distributions.categorical.Categorical torch.distributions.cauchy.Cauchy
+    torch.distributions.chi2.Chi2
+    torch.distributions.continuous_bernoulli.ContinuousBernoulli
+    torch.distributions.dirichlet.Dirichlet
+    torch.distributions.distribution.Distribution
+    torch.distributions.exp_family.ExponentialFamily
+    torch.distributions.exponential.Exponential
+    torch.distributions.fishersnedecor.FisherSnedecor torch.distributions.gamma.Gamma
+    torch.distributions.generalized_pareto.GeneralizedPareto
+    torch.distributions.geometric.Geometric torch.distributions.gumbel.Gumbel
+    torch.distributions.half_cauchy.HalfCauchy
+    torch.distributions.half_normal.HalfNormal
+    torch.distributions.independent.Independent
+    torch.distributions.inverse_gamma.InverseGamma
+    torch.distributions.kumaraswamy.Kumaraswamy torch.distributions.laplace.Laplace
+    torch.distributions.lkj_cholesky.LKJCholesky
+    torch.distributions.log_normal.LogNormal
+    torch.distributions.logistic_normal.LogisticNormal
+    torch.distributions.lowrank_multivariate_normal.LowRankMultivariateNormal
+    torch.distributions.mixture_same_family.MixtureSameFamily
+    torch.distributions.multinomial.Multinomial
+    torch.distributions.multivariate_normal.MultivariateNormal
+    torch.distributions.negative_binomial.NegativeBinomial
+    torch.distributions.normal.Normal
+    torch.distributions.one_hot_categorical.OneHotCategorical
+    torch.distributions.one_hot_categorical.OneHotCategoricalStraightThrough
+    torch.distributions.pareto.Pareto torch.distributions.poisson.Poisson
+    torch.distributions.relaxed_bernoulli.RelaxedBernoulli
+    torch.distributions.relaxed_categorical.RelaxedOneHotCategorical
+    torch.distributions.studentT.StudentT
+    torch.distributions.transformed_distribution.TransformedDistribution
+    torch.distributions.uniform.Uniform torch.distributions.von_mises.VonMises
+    torch.distributions.weibull.Weibull torch.distributions.wishart.Wishart
+    """.split()
+)
+DISTRIBUTION_TENSOR_METHODS = frozenset(
+    """
+    cdf entropy enumerate_support icdf log_prob perplexity rsample sample sample_n
+    """.split()
+)
+DISTRIBUTION_TENSOR_PROPERTIES = frozenset(
+    """
+    mean mode stddev variance
     """.split()
 )
