@@ -5,8 +5,10 @@ the package imports this subpackage, so the flake8 plugin and the CLI never pay 
 
 The modules, from the protocol inwards:
 
-- ``protocol``: the pygls glue (document sync, debounced pushes, pull diagnostics,
-  code actions, hover, settings). The only module that imports pygls.
+- ``protocol``: the pygls glue (document and notebook sync, debounced pushes, pull
+  diagnostics, code actions, hover, settings). The only module that imports pygls.
+- ``documents``: what a document lints (itself, or its notebook's cells joined as the CLI
+  joins them), with findings and edits mapped back to each document.
 - ``linting``: one text + settings -> the findings shown (``# noqa`` applied) and why
   any part was not analysed; cached by text.
 - ``fixes``: a finding's quick fix and the fix-all, as minimal text edits (``fixer.py``).
