@@ -11,6 +11,9 @@ The modules, from the protocol inwards:
   joins them), with findings and edits mapped back to each document.
 - ``linting``: one text + settings -> the findings shown (``# noqa`` applied) and why
   any part was not analysed; cached by text.
+- ``reuse``: the findings of unchanged chunks (functions, module-level code) carried
+  over from one lint of a document to the next while what they asked of the rest of the
+  file gets the same answers.
 - ``fixes``: a finding's quick fix and the fix-all, as minimal text edits (``fixer.py``).
 - ``noqa_comment``: the edit that adds or extends a line's ``# noqa:`` comment.
 - ``text``: offsets, code-point columns and LSP positions in utf-8/16/32.
