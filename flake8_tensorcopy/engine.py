@@ -57,6 +57,12 @@ class Finding:
     end_col: int | None = field(default=None, compare=False)
 
 
+# Analyses one chunk: (its source, its line offset, the whole file's summary, the scope
+# it was cut from, its rules, ends) -> its findings. ``lint_chunk`` by default; the
+# language server passes one that reuses the findings of chunks it saw before.
+ChunkLinter = Callable[[str, int, ModuleSummary, str, Sequence[type[Rule]], bool], list[Finding]]
+
+
 def rules_for(codes: Iterable[str] | None = None) -> list[type[Rule]]:
     """The rule classes for ``codes``; by default those enabled by default."""
     if codes is None:
@@ -73,6 +79,7 @@ def lint_source(
     shortcuts: bool = True,
     fixes: bool = True,
     ends: bool = False,
+    chunk_linter: ChunkLinter | None = None,
 ) -> list[Finding]:
     """Findings for ``source``. ``tree`` is its ``ast`` (flake8 passes the one it has).
     Without ``fixes`` the findings are the same but their fixes may be missing or
@@ -80,7 +87,7 @@ def lint_source(
     With ``ends`` each finding also says where its node ends (what an editor underlines).
 
     ``shortcuts=False`` parses the whole file whatever the triggers say; it exists so
-    that tests can prove the shortcuts lose nothing.
+    that tests can prove the shortcuts lose nothing. ``chunk_linter``: see :data:`ChunkLinter`.
     Raises :class:`AnalysisError` when the file cannot be analysed.
     """
     rules = rules_for() if rules is None else rules
@@ -95,7 +102,8 @@ def lint_source(
     try:
         # The reference run (no shortcuts) must see everything: no budget for it.
         findings = lint_planned(
-            source, plan, summary, rules, budget=limits.Budget() if shortcuts else None, ends=ends
+            source, plan, summary, rules, budget=limits.Budget() if shortcuts else None, ends=ends,
+            chunk_linter=chunk_linter,
         )
     except AnalysisError as error:
         findings = error.findings
@@ -112,6 +120,7 @@ def lint_planned(
     rules: Sequence[type[Rule]],
     budget: limits.Budget | None = None,
     ends: bool = False,
+    chunk_linter: ChunkLinter | None = None,
 ) -> list[Finding]:
     """Findings in the parts of ``source`` that ``plan`` names (see ``prefilter``).
 
@@ -139,6 +148,7 @@ def lint_planned(
              [rule for rule in rules if rule.code in codes])
             for first, last, codes in plan.statements
         ]
+    lint = lint_chunk if chunk_linter is None else chunk_linter
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
     parsed = False
@@ -150,7 +160,7 @@ def lint_planned(
         parsed = True
         try:
             with _collector_paused():
-                findings.update(_lint_chunk(chunk, offset, summary, scope, chunk_rules, ends))
+                findings.update(lint(chunk, offset, summary, scope, chunk_rules, ends))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
     if parsed:
@@ -254,7 +264,7 @@ def with_deep_recursion(work: Callable[[], object]) -> object:
     return outcome["value"]
 
 
-def _lint_chunk(
+def lint_chunk(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
     return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, summary, scope, rules, ends))

@@ -11,7 +11,8 @@ wraps statements on both sides of one in one ``with`` (which would span two cell
 Rewriting keeps the file as it was except for the sources of the fixed cells: the JSON is
 written with the layout it was read with (indentation, key order, escaping, final
 newline), and a notebook whose layout cannot be reproduced byte for byte is not rewritten.
-This module only reads and builds text; the CLI decides what to print and write.
+This module only reads and builds text; the CLI decides what to print and write. The
+language server joins the cells an editor holds with the same :class:`CodeCells`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,23 +52,12 @@ class CodeCell:
         return "\n".join(self.lines) + ("\n" if self.ends_with_newline else "")
 
 
-class Notebook:
-    """An nbformat 4 notebook read from ``text``; raises :class:`NotebookError`."""
+class CodeCells:
+    """Code cells joined into one Python module, in order, each opened by a :data:`MARK`
+    line; the way back from a line of the module to its cell and row."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        try:
-            self.document = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise NotebookError(f"not valid JSON: {error}") from None
-        if not isinstance(self.document, dict) or self.document.get("nbformat") != 4:
-            found = self.document.get("nbformat") if isinstance(self.document, dict) else None
-            raise NotebookError(f"not an nbformat 4 notebook (nbformat: {found!r})")
-        cells = self.document.get("cells")
-        if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
-            raise NotebookError("not an nbformat 4 notebook: 'cells' is not a list of cells")
-        self.cells = [_code_cell(number, cell) for number, cell in enumerate(cells, 1)
-                      if cell.get("cell_type") == "code"] if _is_python(self.document) else []
+    def __init__(self, cells: Sequence[CodeCell]) -> None:
+        self.cells = list(cells)
         # Module line -> (cell number, row in the cell; 0 for the line marking the cell).
         self._where = [(cell.number, row) for cell in self.cells for row in range(len(cell.python) + 1)]
         self.module = "".join(f"{MARK}\n" + "".join(line + "\n" for line in cell.python) for cell in self.cells)
@@ -86,12 +77,12 @@ class Notebook:
 
         return re.sub(r"\bline (\d+)", told, message)
 
-    def with_module(self, fixed: str) -> Notebook:
-        """This notebook with its code cells holding ``fixed``, a fixed :attr:`module`.
+    def cell_lines(self, fixed: str) -> dict[int, list[str]]:
+        """Cell number -> the lines of each code cell once :attr:`module` became ``fixed``.
 
         Each changed line goes to the cell of the line it replaces (an inserted one to the
         cell of the line after it). Raises :class:`NotebookError` when a change spans two
-        cells or touches a stand-in line, or when the file's layout cannot be reproduced.
+        cells or touches a stand-in line.
         """
         old = self.module.split("\n")[:-1]
         new = fixed.split("\n")[:-1] if fixed.endswith("\n") else fixed.split("\n")
@@ -110,6 +101,33 @@ class Notebook:
             if any(MARK in line for line in old[i1:i2]):
                 raise NotebookError("a fix would change a line of IPython syntax or join two cells")
             lines[touched.pop()].extend(new[j1:j2])
+        return lines
+
+
+class Notebook(CodeCells):
+    """An nbformat 4 notebook read from ``text``; raises :class:`NotebookError`."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        try:
+            self.document = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise NotebookError(f"not valid JSON: {error}") from None
+        if not isinstance(self.document, dict) or self.document.get("nbformat") != 4:
+            found = self.document.get("nbformat") if isinstance(self.document, dict) else None
+            raise NotebookError(f"not an nbformat 4 notebook (nbformat: {found!r})")
+        cells = self.document.get("cells")
+        if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
+            raise NotebookError("not an nbformat 4 notebook: 'cells' is not a list of cells")
+        super().__init__([_code_cell(number, cell) for number, cell in enumerate(cells, 1)
+                          if cell.get("cell_type") == "code"] if _is_python(self.document) else [])
+
+    def with_module(self, fixed: str) -> Notebook:
+        """This notebook with its code cells holding ``fixed``, a fixed :attr:`module`
+        (see :meth:`cell_lines`). Raises :class:`NotebookError` also when the file's layout
+        cannot be reproduced.
+        """
+        lines = self.cell_lines(fixed)
         document = json.loads(self.text)
         cells = document["cells"]
         for cell in self.cells:
@@ -144,6 +162,11 @@ def _code_cell(number: int, cell: dict[str, Any]) -> CodeCell:
         source = "".join(source)
     if not isinstance(source, str):
         raise NotebookError(f"cell {number}: its source is neither a string nor a list of strings")
+    return code_cell(number, source)
+
+
+def code_cell(number: int, source: str) -> CodeCell:
+    """The code cell ``number`` holding ``source`` (lines end with ``\\n``)."""
     ends_with_newline = source.endswith("\n")
     lines = tuple(source[:-1].split("\n") if ends_with_newline else source.split("\n")) if source else ()
     return CodeCell(number, lines, tuple(neutralise(list(lines))), ends_with_newline)

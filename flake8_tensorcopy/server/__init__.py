@@ -5,10 +5,15 @@ the package imports this subpackage, so the flake8 plugin and the CLI never pay 
 
 The modules, from the protocol inwards:
 
-- ``protocol``: the pygls glue (document sync, debounced pushes, pull diagnostics,
-  code actions, hover, settings). The only module that imports pygls.
+- ``protocol``: the pygls glue (document and notebook sync, debounced pushes, pull
+  diagnostics, code actions, hover, settings). The only module that imports pygls.
+- ``documents``: what a document lints (itself, or its notebook's cells joined as the CLI
+  joins them), with findings and edits mapped back to each document.
 - ``linting``: one text + settings -> the findings shown (``# noqa`` applied) and why
   any part was not analysed; cached by text.
+- ``reuse``: the findings of unchanged chunks (functions, module-level code) carried
+  over from one lint of a document to the next while what they asked of the rest of the
+  file gets the same answers.
 - ``fixes``: a finding's quick fix and the fix-all, as minimal text edits (``fixer.py``).
 - ``noqa_comment``: the edit that adds or extends a line's ``# noqa:`` comment.
 - ``text``: offsets, code-point columns and LSP positions in utf-8/16/32.

@@ -34,19 +34,21 @@ class FixEdits:
     failure: str | None = None
 
 
-def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]]) -> FixEdits:
-    """The edits of ``finding``'s fix (safe or not: the user picked this one)."""
-    return _fixed(text, tuple(rules), True, (finding.line, finding.col, finding.code))
+def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "") -> FixEdits:
+    """The edits of ``finding``'s fix (safe or not: the user picked this one). No fix
+    rewrites a line holding ``kept_lines`` (a notebook's cell marks and stand-ins)."""
+    return _fixed(text, tuple(rules), True, (finding.line, finding.col, finding.code), kept_lines)
 
 
-def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool) -> FixEdits:
-    return _fixed(text, tuple(rules), unsafe, None)
+def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "") -> FixEdits:
+    return _fixed(text, tuple(rules), unsafe, None, kept_lines)
 
 
 @lru_cache(maxsize=32)  # code-action requests repeat as the cursor moves; the text rarely changes
-def _fixed(text: str, rules: tuple[type[Rule], ...], unsafe: bool, only: tuple[int, int, str] | None) -> FixEdits:
+def _fixed(text: str, rules: tuple[type[Rule], ...], unsafe: bool, only: tuple[int, int, str] | None,
+           kept_lines: str) -> FixEdits:
     try:
-        result = fixer.fix_source(text, rules, unsafe=unsafe, only=only)
+        result = fixer.fix_source(text, rules, unsafe=unsafe, only=only, keep_lines_with=kept_lines)
     except (fixer.FixError, engine.AnalysisError) as error:
         return FixEdits((), str(error))
     except Exception as error:  # a bug of ours: no edit, and the server lives on

@@ -3,7 +3,8 @@ with the extent of its node, and why any part could not be analysed.
 
 The same core as the CLI and the flake8 plugin (``engine.lint_source``); no flake8
 process. Results are cached by (text, rules): an unchanged text (a save, an undo back
-to a text seen before, a pull after a push) is never linted twice.
+to a text seen before, a pull after a push) is never linted twice. A changed text
+reuses the findings of its unchanged chunks (``reuse``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from .. import engine, noqa
 from ..rule import Rule
+from .reuse import ChunkReuse
 
 CACHED_TEXTS = 16  # a few per open document: undo/redo and pulls hit them
 
@@ -29,12 +31,13 @@ class Diagnosis:
 class Linter:
     def __init__(self) -> None:
         self._cache: OrderedDict[tuple[str, tuple[type[Rule], ...]], Diagnosis] = OrderedDict()
+        self.chunks = ChunkReuse()
 
     def diagnose(self, text: str, rules: Sequence[type[Rule]]) -> Diagnosis:
         key = (text, tuple(rules))
         diagnosis = self._cache.get(key)
         if diagnosis is None:
-            diagnosis = diagnose(text, rules)
+            diagnosis = diagnose(text, rules, self.chunks)
             self._cache[key] = diagnosis
             if len(self._cache) > CACHED_TEXTS:
                 self._cache.popitem(last=False)
@@ -43,14 +46,14 @@ class Linter:
         return diagnosis
 
 
-def diagnose(text: str, rules: Sequence[type[Rule]]) -> Diagnosis:
+def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkLinter | None = None) -> Diagnosis:
     """Never raises: a bug of ours becomes a failure to log, not a dead server."""
     silencer = noqa.Silencer(text)
     if silencer.file_is_silenced():
         return Diagnosis(())
     failure = None
     try:
-        findings = engine.lint_source(text, rules=rules, ends=True)
+        findings = engine.lint_source(text, rules=rules, ends=True, chunk_linter=chunk_linter)
     except engine.AnalysisError as error:
         findings, failure = error.findings, str(error)
     except Exception as error:

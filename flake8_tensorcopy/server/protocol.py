@@ -1,10 +1,10 @@
 """The LSP glue (pygls): documents in, diagnostics, code actions and hovers out.
 
 Everything about Python code is decided elsewhere (``linting``, ``fixes``,
-``noqa_comment``); this module converts positions (``text``), schedules the work and
-talks to the client. Lints run one at a time on a worker thread, so the connection
-stays responsive while a big or hostile document is analysed, and the engine's
-process-wide settings (recursion limit, cycle collector) are never raced.
+``noqa_comment``, ``documents``); this module converts positions (``text``), schedules
+the work and talks to the client. Lints run one at a time on a worker thread, so the
+connection stays responsive while a big or hostile document is analysed, and the
+engine's process-wide settings (recursion limit, cycle collector) are never raced.
 
 Diagnostics are pulled (``textDocument/diagnostic``) by clients that declare pull
 support, and pushed (``textDocument/publishDiagnostics``) to the others: on open and
@@ -12,9 +12,12 @@ save at once, on change after a quiet ``DEBOUNCE_S`` (a newer change cancels the
 and a lint finished for an outdated version is dropped). Pushing to a client that pulls
 would show every finding twice.
 
-Notebooks: register the ``notebookDocument/*`` features here and hand each cell's text
-(or the cells joined, with a map back to cell URIs) to :meth:`TensorCopyServer.diagnose`;
-everything below that works on plain text.
+Notebooks (LSP 3.17 notebook sync, Jupyter notebooks' Python cells): a change to any
+cell lints the whole notebook as one module (``documents.JoinedNotebook``), and every
+request about a cell answers from that lint. Their diagnostics are pushed, one
+notification per cell, whatever the client says about pulls: VS Code pulls for text
+documents but not for notebook cells. A client that does pull a cell's diagnostics
+gets them, and from then on no notebook pushes (which would show them twice).
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, config, docs, engine
+from .. import __version__, config, docs, engine, notebook
 from ..rules import ALL_RULES
 from . import fixes, text
+from .documents import Cell, JoinedNotebook, LoneDocument, Shown
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
 from .settings import Settings, settings_for
@@ -40,19 +45,27 @@ NAME = "flake8-tensorcopy"
 DEBOUNCE_S = 0.3
 FIX_ALL_KIND = "source.fixAll.tensorcopy"
 RULES = {rule.code: rule for rule in ALL_RULES}
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithNotebook(
+        notebook="jupyter-notebook", cells=[types.NotebookCellLanguage("python")])],
+    save=True,
+)
 
 Result = TypeVar("Result")
+Linted = LoneDocument | JoinedNotebook
 
 
 class TensorCopyServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(NAME, __version__)
+        super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC)
         self.client_settings = Settings()
         self.linter = Linter()
         self.lint_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-lint")
-        self.pending: dict[str, asyncio.Task] = {}  # uri -> its scheduled push
+        self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
+        self.published: dict[str, set[str]] = {}  # notebook uri -> the cells last pushed to
         self.reported_failures: dict[str, str | None] = {}  # uri -> the failure last logged
         self.pushes = True  # False once the client says it pulls
+        self.cells_pulled = False  # True once the client pulls a notebook cell's diagnostics
 
     # -- settings --------------------------------------------------------------------
     def settings(self, uri: str) -> Settings:
@@ -72,6 +85,32 @@ class TensorCopyServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(
                 types.MessageType.Error, f"{NAME}: ignored the {where}: {error}"))
 
+    # -- what a document lints -------------------------------------------------------
+    def linted(self, uri: str) -> Linted:
+        """What a request about ``uri`` works on: the notebook that holds the cell ``uri``,
+        else the document (read from disk when the editor has not opened it)."""
+        book = self.workspace.get_notebook_document(cell_uri=uri)
+        if book is not None:
+            return self.joined(book)
+        document = self.workspace.get_text_document(uri)
+        return LoneDocument(document.uri, document.source, document.version)
+
+    def opened(self, uri: str) -> Linted | None:
+        """What a push for ``uri`` lints, a notebook or a document; None once it is closed."""
+        book = self.workspace.get_notebook_document(notebook_uri=uri)
+        if book is not None:
+            return self.joined(book)
+        document = self.workspace.text_documents.get(unquote(uri))
+        return None if document is None else LoneDocument(document.uri, document.source, document.version)
+
+    def joined(self, book: types.NotebookDocument) -> JoinedNotebook:
+        cells = []
+        for number, cell in enumerate(book.cells, 1):
+            document = self.workspace.text_documents.get(unquote(cell.document))
+            if cell.kind == types.NotebookCellKind.Code and document is not None and document.language_id == "python":
+                cells.append(Cell(cell.document, number, document.source, document.version))
+        return JoinedNotebook(book.uri, cells)
+
     # -- positions -------------------------------------------------------------------
     def encoding(self) -> str:
         return str(self.workspace.position_encoding or text.UTF16)
@@ -83,22 +122,32 @@ class TensorCopyServer(LanguageServer):
     async def on_lint_thread(self, work: Callable[[], Result]) -> Result:
         return await asyncio.get_running_loop().run_in_executor(self.lint_thread, work)
 
-    async def diagnose(self, uri: str, source: str) -> Diagnosis:
-        rules = self.settings(uri).rules
-        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(source, rules))
-        if self.reported_failures.get(uri) != diagnosis.failure:  # once per new reason, not per keystroke
-            self.reported_failures[uri] = diagnosis.failure
+    async def diagnose(self, linted: Linted) -> Diagnosis:
+        rules = self.settings(linted.uri).rules
+        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules))
+        if self.reported_failures.get(linted.uri) != diagnosis.failure:  # once per new reason, not per keystroke
+            self.reported_failures[linted.uri] = diagnosis.failure
             if diagnosis.failure is not None:
                 self.window_log_message(types.LogMessageParams(
-                    types.MessageType.Warning, f"{NAME}: {uri}: {diagnosis.failure}"))
+                    types.MessageType.Warning, f"{NAME}: {linted.uri}: {linted.told(diagnosis.failure)}"))
         return diagnosis
 
-    def diagnostics(self, source: str, diagnosis: Diagnosis) -> list[types.Diagnostic]:
-        index = self.index(source)
-        return [diagnostic(finding, index) for finding in diagnosis.findings]
+    def diagnostics(self, linted: Linted, uri: str, diagnosis: Diagnosis) -> list[types.Diagnostic]:
+        """The diagnostics of the document ``uri``, one of those ``linted`` spans."""
+        index = self.index(linted.documents[uri].text)
+        return [diagnostic(shown.shown, index) for shown in linted.shown(diagnosis.findings)[uri]]
+
+    def pushes_to(self, uri: str) -> bool:
+        """Whether the diagnostics of the document or notebook ``uri`` are pushed."""
+        if self.workspace.get_notebook_document(notebook_uri=uri) is not None:
+            return not self.cells_pulled
+        return self.pushes
 
     def schedule_push(self, uri: str, delay: float) -> None:
-        if not self.pushes:
+        """Push the diagnostics of the document or notebook ``uri`` after ``delay``."""
+        if not self.pushes_to(uri):
+            if self.workspace.get_notebook_document(notebook_uri=uri) is not None:
+                self.refresh()  # the client pulls cells, and a change in one may change the others
             return
         stale = self.pending.pop(uri, None)
         if stale is not None:
@@ -107,36 +156,53 @@ class TensorCopyServer(LanguageServer):
 
     async def _push(self, uri: str, delay: float) -> None:
         await asyncio.sleep(delay)
-        document = self.workspace.text_documents.get(uri)
-        if document is None:
+        linted = self.opened(uri)
+        if linted is None:
             return
-        version, source = document.version, document.source
-        diagnosis = await self.diagnose(uri, source)
-        current = self.workspace.text_documents.get(uri)
-        if current is None or current.version != version:
+        diagnosis = await self.diagnose(linted)
+        current = self.opened(uri)
+        if current is None or current.documents != linted.documents or not self.pushes_to(uri):
             return  # outdated: the push scheduled by the newer change will follow
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri, self.diagnostics(source, diagnosis), version))
+        for document_uri, opened in linted.documents.items():
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                document_uri, self.diagnostics(linted, document_uri, diagnosis), opened.version))
+        if isinstance(linted, JoinedNotebook):  # cells deleted, or no longer Python: nothing to show
+            for gone in self.published.get(uri, set()) - linted.documents.keys():
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(gone, []))
+            self.published[uri] = set(linted.documents)
         if self.pending.get(uri) is asyncio.current_task():
             del self.pending[uri]
 
-    def relint_all(self) -> None:
-        if self.pushes:
-            for uri in list(self.workspace.text_documents):
-                self.schedule_push(uri, 0)
-        elif _capability(self.client_capabilities, "workspace", "diagnostics", "refresh_support"):
+    def unpublish_notebook(self, uri: str, cells: set[str]) -> None:
+        """Take back what was pushed for the notebook ``uri``: closed, or now pulled."""
+        for cell in cells | self.published.pop(uri, set()):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(cell, []))
+
+    def refresh(self) -> None:
+        if _capability(self.client_capabilities, "workspace", "diagnostics", "refresh_support"):
             self.workspace_diagnostic_refresh(None)
 
+    def relint_all(self) -> None:
+        opened = [book.uri for book in self.workspace.notebook_documents.values()] + [
+            document.uri for document in self.workspace.text_documents.values()
+            if self.workspace.get_notebook_document(cell_uri=document.uri) is None
+        ]
+        for uri in opened:
+            if self.pushes_to(uri):
+                self.schedule_push(uri, 0)
+        if not all(map(self.pushes_to, opened)):
+            self.refresh()
+
     # -- findings under a range ------------------------------------------------------
-    def findings_in(self, uri: str, source: str, requested: types.Range) -> list[engine.Finding]:
-        """The findings shown for ``source`` whose span meets ``requested`` (cached lint;
-        on the lint thread)."""
-        diagnosis = self.linter.diagnose(source, self.settings(uri).rules)
-        index = self.index(source)
+    def findings_in(self, linted: Linted, uri: str, requested: types.Range) -> list[Shown]:
+        """The findings shown in the document ``uri`` whose span meets ``requested``
+        (cached lint; on the lint thread)."""
+        diagnosis = self.linter.diagnose(linted.module, self.settings(linted.uri).rules)
+        index = self.index(linted.documents[uri].text)
         first, last = index.column(_position(requested.start)), index.column(_position(requested.end))
         return [
-            finding for finding in diagnosis.findings
-            if (finding.line, finding.col) <= last and first <= (finding.end_line, finding.end_col)
+            shown for shown in linted.shown(diagnosis.findings)[uri]
+            if (shown.shown.line, shown.shown.col) <= last and first <= (shown.shown.end_line, shown.shown.end_col)
         ]
 
 
@@ -166,17 +232,26 @@ def _position(position: types.Position) -> text.Position:
     return text.Position(position.line, position.character)
 
 
-def _workspace_edit(uri: str, version: int | None, index: text.LineIndex,
-                    edits: tuple[fixes.Edit, ...]) -> types.WorkspaceEdit:
-    text_edits = [
-        types.TextEdit(
-            types.Range(_lsp(index.position_of_offset(edit.start)), _lsp(index.position_of_offset(edit.end))),
-            edit.new_text,
-        )
-        for edit in edits
-    ]
-    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-        types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), text_edits)])
+def _workspace_edit(linted: Linted, edits: tuple[fixes.Edit, ...], encoding: str) -> types.WorkspaceEdit | None:
+    """``edits`` of the linted module as edits of the documents it spans (None: no change).
+    Raises :class:`notebook.NotebookError` when they cannot go into a notebook's cells."""
+    changes = []
+    for uri, document_edits in linted.edits(edits).items():
+        opened = linted.documents[uri]
+        index = text.LineIndex(opened.text, encoding)
+        changes.append(types.TextDocumentEdit(
+            types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=opened.version),
+            [types.TextEdit(types.Range(_lsp(index.position_of_offset(edit.start)),
+                                        _lsp(index.position_of_offset(edit.end))), edit.new_text)
+             for edit in document_edits],
+        ))
+    return types.WorkspaceEdit(document_changes=changes) if changes else None
+
+
+def _document(linted: Linted, uri: str) -> str | None:
+    """The key of ``uri`` among the documents ``linted`` spans (None: a cell it does not
+    lint, e.g. markdown); clients and pygls may quote a URI differently."""
+    return next((key for key in linted.documents if unquote(key) == unquote(uri)), None)
 
 
 def _capability(root: object, *path: str) -> object:
@@ -225,19 +300,47 @@ def build_server() -> TensorCopyServer:
         if ls.pushes:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: TensorCopyServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.schedule_push(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: TensorCopyServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.schedule_push(params.notebook_document.uri, DEBOUNCE_S)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: TensorCopyServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.schedule_push(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: TensorCopyServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        stale = ls.pending.pop(uri, None)
+        if stale is not None:
+            stale.cancel()
+        ls.reported_failures.pop(uri, None)
+        ls.unpublish_notebook(uri, {cell.uri for cell in params.cell_text_documents})
+
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=False, workspace_diagnostics=False),
     )
     async def pull_diagnostics(ls: TensorCopyServer, params: types.DocumentDiagnosticParams):
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        source = document.source
-        diagnosis = await ls.diagnose(document.uri, source)
-        # The result names the text and the settings: the same again needs no new list.
-        result_id = f"{hash((source, ls.settings(document.uri))) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
+        linted = ls.linted(params.text_document.uri)
+        if isinstance(linted, JoinedNotebook) and not ls.cells_pulled:
+            ls.cells_pulled = True  # this client pulls cells: pushes would show them twice
+            for book in list(ls.published):
+                ls.unpublish_notebook(book, set())
+        uri = _document(linted, params.text_document.uri)
+        if uri is None:
+            return types.FullDocumentDiagnosticReport(items=[])
+        diagnosis = await ls.diagnose(linted)
+        # The result names the texts and the settings: the same again needs no new list.
+        key = (linted.module, linted.documents[uri].text, uri, ls.settings(linted.uri))
+        result_id = f"{hash(key) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
         if params.previous_result_id == result_id:
             return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
-        return types.FullDocumentDiagnosticReport(items=ls.diagnostics(source, diagnosis), result_id=result_id)
+        return types.FullDocumentDiagnosticReport(items=ls.diagnostics(linted, uri, diagnosis), result_id=result_id)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -246,20 +349,20 @@ def build_server() -> TensorCopyServer:
         ),
     )
     async def code_actions(ls: TensorCopyServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        uri, source, version = document.uri, document.source, document.version
-        settings = ls.settings(uri)
-        index = ls.index(source)
+        linted = ls.linted(params.text_document.uri)
+        uri = _document(linted, params.text_document.uri)
+        settings = ls.settings(linted.uri)
+        encoding = ls.encoding()
         only = params.context.only
 
         def work() -> tuple[list[types.CodeAction], str | None]:
             actions = []
-            if _wanted(types.CodeActionKind.QuickFix, only):
-                for finding in ls.findings_in(uri, source, params.range):
-                    actions.extend(quick_fixes(uri, version, source, index, finding, settings))
+            if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
+                for found in ls.findings_in(linted, uri, params.range):
+                    actions.extend(quick_fixes(linted, uri, found, settings, encoding))
             failure = None
             if _wanted(FIX_ALL_KIND, only):
-                action, failure = fix_all_action(ls.linter, uri, version, source, index, settings)
+                action, failure = fix_all_action(ls.linter, linted, settings, encoding)
                 if action is not None:
                     actions.append(action)
             return actions, failure
@@ -267,22 +370,23 @@ def build_server() -> TensorCopyServer:
         actions, failure = await ls.on_lint_thread(work)
         if failure is not None:
             ls.window_log_message(types.LogMessageParams(
-                types.MessageType.Warning, f"{NAME}: {uri}: no fix-all: {failure}"))
+                types.MessageType.Warning, f"{NAME}: {linted.uri}: no fix-all: {linted.told(failure)}"))
         return actions
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: TensorCopyServer, params: types.HoverParams) -> types.Hover | None:
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        source = document.source
-        point = types.Range(params.position, params.position)
-        findings = await ls.on_lint_thread(lambda: ls.findings_in(document.uri, source, point))
-        if not findings:
+        linted = ls.linted(params.text_document.uri)
+        uri = _document(linted, params.text_document.uri)
+        if uri is None:
             return None
-        codes = list(dict.fromkeys(finding.code for finding in findings))
+        point = types.Range(params.position, params.position)
+        found = await ls.on_lint_thread(lambda: ls.findings_in(linted, uri, point))
+        if not found:
+            return None
+        codes = list(dict.fromkeys(shown.shown.code for shown in found))
         pages = "\n---\n\n".join(docs.render(RULES[code]) for code in codes)
-        return types.Hover(
-            types.MarkupContent(types.MarkupKind.Markdown, pages), _range(ls.index(source), findings[0])
-        )
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, pages),
+                           _range(ls.index(linted.documents[uri].text), found[0].shown))
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TensorCopyServer, params: None) -> None:
@@ -293,46 +397,62 @@ def build_server() -> TensorCopyServer:
     return server
 
 
-def quick_fixes(uri: str, version: int | None, source: str, index: text.LineIndex,
-                finding: engine.Finding, settings: Settings) -> list[types.CodeAction]:
-    """The finding's fix (when it has one that applies cleanly), then its noqa action."""
-    shown = diagnostic(finding, index)
+def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, encoding: str) -> list[types.CodeAction]:
+    """The finding's fix (when it has one that applies cleanly), then its noqa action; each
+    edits the documents ``linted`` spans (a fix in a cell may add its import to the first)."""
+    finding = found.linted
+    shown = diagnostic(found.shown, text.LineIndex(linted.documents[uri].text, encoding))
     actions = []
     if finding.fix is not None:
-        fixed = fixes.quick_fix(source, finding, settings.rules)
-        if fixed.edits:
+        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines)
+        edit = _edit_or_none(linted, fixed.edits, encoding)
+        if edit is not None:
             unsafe = "" if finding.fix.safe else " (unsafe)"
             actions.append(types.CodeAction(
                 title=f"{finding.code}: {finding.fix.description}{unsafe}",
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[shown],
                 is_preferred=finding.fix.safe,
-                edit=_workspace_edit(uri, version, index, fixed.edits),
+                edit=edit,
             ))
-    silence = noqa_edit(source, finding.line, finding.code)
-    if silence is not None:
+    silence = noqa_edit(linted.module, finding.line, finding.code)
+    edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
+    if edit is not None:
         actions.append(types.CodeAction(
             title=f"Disable {finding.code} for this line",
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[shown],
-            edit=_workspace_edit(uri, version, index, (silence,)),
+            edit=edit,
         ))
     return actions
 
 
-def fix_all_action(linter: Linter, uri: str, version: int | None, source: str, index: text.LineIndex,
-                   settings: Settings) -> tuple[types.CodeAction | None, str | None]:
-    """The fix-all action when a shown finding has a fix it may apply; else why not, if known."""
-    diagnosis = linter.diagnose(source, settings.rules)
+def _edit_or_none(linted: Linted, edits: tuple[fixes.Edit, ...], encoding: str) -> types.WorkspaceEdit | None:
+    """A quick fix that a notebook's cells cannot take (it spans two) is simply not offered."""
+    try:
+        return _workspace_edit(linted, edits, encoding)
+    except notebook.NotebookError:
+        return None
+
+
+def fix_all_action(linter: Linter, linted: Linted, settings: Settings,
+                   encoding: str) -> tuple[types.CodeAction | None, str | None]:
+    """The fix-all action when a shown finding has a fix it may apply; else why not, if
+    known. In a notebook it fixes every cell, whichever cell asked."""
+    diagnosis = linter.diagnose(linted.module, settings.rules)
     if not any(f.fix is not None and (f.fix.safe or settings.unsafe_fixes) for f in diagnosis.findings):
         return None, None
-    fixed = fixes.fix_all(source, settings.rules, settings.unsafe_fixes)
-    if not fixed.edits:
+    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines)
+    try:
+        edit = _workspace_edit(linted, fixed.edits, encoding)
+    except notebook.NotebookError as error:
+        return None, str(error)
+    if edit is None:
         return None, fixed.failure
     return types.CodeAction(
         title=f"{NAME}: fix all {'' if settings.unsafe_fixes else 'safely '}fixable findings",
         kind=FIX_ALL_KIND,
-        edit=_workspace_edit(uri, version, index, fixed.edits),
+        edit=edit,
     ), None
 
 
