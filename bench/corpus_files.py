@@ -27,6 +27,10 @@ FLAKE8_DEFAULT_EXCLUDE = (
 TORCH_SUBPACKAGES = ("nn", "optim", "autograd", "utils/data")
 ACCURACY_CORPUS = Path(__file__).resolve().parent / "accuracy" / "corpus.py"
 ACCURACY_REPOS = ACCURACY_CORPUS.with_name("repos.csv")
+# Outside the checkout: flake8 does not read .gitignore, so venvs and corpora
+# under the repo would be linted by any `flake8 .` run there.
+BENCH_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
+                   "flake8-tensorcopy-bench")
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,12 @@ def export_accuracy_corpus(destination: Path) -> None:
     print(f"  {result.stdout.strip()}", flush=True)
 
 
+def app_corpus_path(cache_root: Path, repos_csv: Path = ACCURACY_REPOS) -> Path:
+    """Where the accuracy corpus pinned by ``repos_csv`` is (or will be) exported."""
+    digest = hashlib.sha256(repos_csv.read_bytes()).hexdigest()[:12]
+    return cache_root / f"app-corpus-{digest}"
+
+
 def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,
                    export: Callable[[Path], None] = export_accuracy_corpus
                    ) -> Path:
@@ -114,8 +124,7 @@ def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,
     that is renamed into place, so an interrupted build leaves no
     half-filled directory that a later run would take for the corpus.
     """
-    digest = hashlib.sha256(repos_csv.read_bytes()).hexdigest()[:12]
-    final = cache_root / f"app-corpus-{digest}"
+    final = app_corpus_path(cache_root, repos_csv)
     if final.is_dir():
         print(f"  reusing application corpus {final}", flush=True)
         return final

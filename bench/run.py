@@ -42,8 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus_files import (Corpus, app_corpus_dir, load_corpus, torch_subset,
-                          warm_page_cache)
+from corpus_files import (BENCH_CACHE, Corpus, app_corpus_dir, load_corpus,
+                          torch_subset, warm_page_cache)
 from flake8_runs import Flake8Failed, Flake8Run, run_flake8
 from process_stats import clean_environment, run_measured
 from report import failed_targets, print_report
@@ -51,10 +51,6 @@ from venvs import Venv, VenvError, fresh_venv_with_package, reusable_venv
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
-# Outside the checkout: flake8 does not read .gitignore, so venvs under
-# the repo would be linted by any `flake8 .` run there.
-BENCH_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
-                   "flake8-tensorcopy-bench")
 VENV_CACHE = BENCH_CACHE / "venvs"
 TORCHFIX_PIN = "torchfix==0.7.0"
 TARGETS = {"whole_tree": 1.10, "memory": 1.2, "editor_latency": 1.15}

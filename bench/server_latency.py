@@ -24,9 +24,11 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from corpus_files import BENCH_CACHE, app_corpus_path
+
 EDITS = 10
 FLAKE8_RUNS = 5
-CORPUS = Path.home() / ".cache/flake8-tensorcopy-bench/app-corpus-3f332aed406e"
+CORPUS = app_corpus_path(BENCH_CACHE)
 DEFAULT_FILES = [CORPUS / "ajbrock+BigGAN-PyTorch/utils.py", CORPUS / "WongKinYiu+yolov7/models/yolo.py"]
 
 

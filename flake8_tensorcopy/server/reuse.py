@@ -183,7 +183,7 @@ class _Recorder:
 class _RecordedFacts:
     """A scope's facts (``ModuleSummary.scope``), its questions noted by the recorder."""
 
-    _VALUES = frozenset({"name_value", "own_call", "filled_with_tensors", "bound_only_to_results"})
+    _VALUES = frozenset({"name_value", "own_call", "receives_tensors", "bound_only_to_results"})
 
     def __init__(self, recorder: _Recorder, facts: ScopeFacts, qualname: str) -> None:
         self._recorder = recorder
