@@ -35,3 +35,22 @@ def test_example_is_flagged_and_use_instead_is_clean(rule):
 def test_page_names_an_existing_fixture(rule):
     assert (ROOT / rule.docs.fixture).is_file()
     assert rule.code.lower() in rule.docs.fixture
+
+
+def test_an_installed_wheel_links_the_page_rendered_into_the_cache(tmp_path, monkeypatch):
+    """A wheel carries no rules/: the language server's link is the same page, rendered into
+    the user's cache folder (rewritten when it is stale)."""
+    monkeypatch.setattr(docs, "CHECKOUT", tmp_path / "site-packages")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    docs.page_url.cache_clear()
+    rule = ALL_RULES[2]
+    try:
+        url = docs.page_url(rule)
+        page = tmp_path / "cache" / "flake8-tensorcopy" / docs.__version__ / "rules" / f"{rule.code}.md"
+        assert url == page.as_uri() and page.read_text(encoding="utf-8") == docs.render(rule)
+        page.write_text("stale", encoding="utf-8")
+        docs.page_url.cache_clear()
+        assert docs.page_url(rule) == url and page.read_text(encoding="utf-8") == docs.render(rule)
+        assert [p.name for p in page.parent.iterdir()] == [page.name]  # no scratch file left
+    finally:
+        docs.page_url.cache_clear()
