@@ -123,12 +123,20 @@ class ArgumentGate(Gate):
         arguments += [k.value for k in call.keywords if k.arg is not None and k.arg == self.keyword]
         return arguments
 
-    def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts, call: ast.Call) -> bool:
+    def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts, call: ast.Call,
+                           seen: frozenset[str] = frozenset()) -> bool:
         if self.elements and isinstance(argument, (ast.List, ast.Tuple)):  # also nested: [[t]]
-            return any(self._could_hold_tensor(_unstarred(e), function, call) for e in argument.elts)
+            return any(self._could_hold_tensor(_unstarred(e), function, call, seen) for e in argument.elts)
         if self.elements and (
             function.facts.value(argument) == Holds.TENSORS
             or (isinstance(argument, ast.Name) and function.facts.receives_tensors(argument.id))
+        ):
+            return True
+        if self.elements and isinstance(argument, ast.Name) and argument.id not in seen and any(
+            # weights = [w / total for w in weights]: the inference judges it where it is bound
+            binding.kind == "value" and isinstance(binding.source, ast.ListComp)
+            and self._could_hold_tensor(binding.source.generators[0].iter, function, call, seen | {argument.id})
+            for binding in function.facts.bindings.get(argument.id, ())
         ):
             return True
         return function.could_be_tensor(argument, at=call)

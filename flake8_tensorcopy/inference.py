@@ -153,13 +153,13 @@ class Inference:
     def binding(self, name: str) -> Binding | None:
         return self.scopes[-1].get(name)
 
-    def bind(self, name: str, value: cst.BaseExpression | None, info: TensorInfo | None) -> None:
-        self.scopes[-1][name] = Binding(value, info)
+    def bind(self, name: str, value: cst.BaseExpression | None, info: TensorInfo | None, tensors: bool = False) -> None:
+        self.scopes[-1][name] = Binding(value, info, tensors=tensors)
 
     def bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             if isinstance(value, cst.ListComp) and self._comprehension_of_tensors(value):
-                self.scopes[-1][target.value] = Binding(value, None, tensors=True)
+                self.bind(target.value, value, None, tensors=True)
             else:
                 self.bind(target.value, value, self.info(value) if value is not None else None)
             return

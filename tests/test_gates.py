@@ -306,6 +306,18 @@ def test_a_comprehension_over_a_tensor_rebinding_its_name(comprehension, flagged
     assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
 
 
+@pytest.mark.parametrize("made", [
+    ["w = torch.ones(3)", "vals = [x * 2 for x in w]", "w = None"],  # only the inference knows w there
+    ["w = torch.ones(3)", "rows = [x * 2 for x in w]", "w = None", "vals = [r + 1 for r in rows]"],
+])
+def test_a_comprehension_the_summary_cannot_judge_is_still_parsed(made):
+    body = "".join(f"    {line}\n" for line in made)
+    source = f"import torch\n\ndef f(m):\n{body}    return torch.tensor(vals), torch.tensor(m)\n"
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    assert [(f.line, f.code) for f in whole] == [(source.count("\n"), "TCP005")]
+
+
 @pytest.mark.parametrize("value, flagged", [
     ("Categorical(m).sample()", True),
     ("D.Normal(m, 1.0).log_prob(m)", True),
