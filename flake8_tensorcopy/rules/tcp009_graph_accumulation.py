@@ -96,10 +96,10 @@ class GraphAccumulation(Rule):
         "the name they are called by, so an alias such as `from torch.nn.functional import "
         "mse_loss as mse` is not seen, and a loop over batches by the names in its header. An "
         'entry overwritten each iteration (`logs["loss"] = loss`) is not an accumulation. On 125 '
-        "repositories of application code (718 k lines, hand-labelled: `bench/accuracy/`): 5 of 7 "
-        "found among 938 look-alikes, no false finding (torch-preflight 0.5's TG001, on the same "
-        "lines: 3 found, 163 false: `bench/accuracy/peer.py`). The misses: a loss summed with its "
-        "graph in a loop and never used for a backward, and parameter differences kept in a list. A function that calls the "
+        "repositories of application code (718 k lines, hand-labelled: `bench/accuracy/`): 5 of 6 "
+        "found among 939 look-alikes, no false finding (torch-preflight 0.5's TG001, on the same "
+        "lines: 3 found, 163 false: `bench/accuracy/peer.py`). The miss: differences of "
+        "parameters kept in a list across a loop over models, not batches. A function that calls the "
         "file's own `loss(x, y)` in a file that never imports torch is taken to compute plain "
         "numbers.",
         fix_safety="Unsafe: the accumulated value becomes `v.detach()`, which keeps the device, "
