@@ -181,6 +181,14 @@ def test_an_expression_too_deep_to_judge_costs_only_its_function():
     assert [(f.line, f.code) for f in raised.value.findings] == [(7, "TCP005")]
 
 
+def exact_findings(source: str) -> list[tuple[int, str]]:
+    """(line, code) of the gated rules' findings, once checked equal with and without the
+    shortcuts."""
+    whole = lint_source(source, rules=GATED, shortcuts=False)
+    assert lint_source(source, rules=GATED, shortcuts=True) == whole
+    return [(f.line, f.code) for f in whole]
+
+
 @pytest.mark.parametrize("scope", ["function", "module"])
 @pytest.mark.parametrize("extra, flagged", [
     ("", True), ("t.append(1)", False),
@@ -228,9 +236,7 @@ def test_a_tuple_of_tensors_from_torch(scope, value, flagged):
 ])
 def test_loops_over_tensors(loop, flagged):
     source = f"import torch\n\ndef f(pairs):\n    {loop}\n        torch.tensor([t])\n"
-    whole = lint_source(source, rules=GATED, shortcuts=False)
-    assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
+    assert exact_findings(source) == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
 @pytest.mark.parametrize("before, flagged", [
@@ -259,9 +265,7 @@ def test_a_list_converted_in_place(appended, flagged):
         "import torch\n\ndef f(m):\n    vals = []\n    for x in m.parameters():\n"
         f"        vals.append({appended})\n    vals = torch.tensor(vals)\n    return vals\n"
     )
-    whole = lint_source(source, rules=GATED, shortcuts=False)
-    assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
+    assert exact_findings(source) == ([(7, "TCP005")] if flagged else [])
 
 
 @pytest.mark.parametrize("fill, flagged", [
@@ -285,9 +289,7 @@ def test_a_list_that_receives_tensors(fill, flagged):
         "def f(m, xs):\n    vals = []\n    rows = [[] for _ in range(3)]\n"
         f"    for x in m.parameters():\n{body}    return torch.tensor({converted})\n"
     )
-    whole = lint_source(source, rules=GATED, shortcuts=False)
-    assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
+    assert exact_findings(source) == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
 @pytest.mark.parametrize("comprehension, flagged", [
@@ -301,9 +303,7 @@ def test_a_comprehension_over_a_tensor_rebinding_its_name(comprehension, flagged
         "import torch\n\ndef scale(weights):\n    weights = torch.maximum(weights, torch.tensor(0))\n"
         f"    total = weights.sum()\n    weights = {comprehension}\n    return torch.tensor(weights)\n"
     )
-    whole = lint_source(source, rules=GATED, shortcuts=False)
-    assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == ([(7, "TCP005")] if flagged else [])
+    assert exact_findings(source) == ([(7, "TCP005")] if flagged else [])
 
 
 @pytest.mark.parametrize("made", [
@@ -313,9 +313,7 @@ def test_a_comprehension_over_a_tensor_rebinding_its_name(comprehension, flagged
 def test_a_comprehension_the_summary_cannot_judge_is_still_parsed(made):
     body = "".join(f"    {line}\n" for line in made)
     source = f"import torch\n\ndef f(m):\n{body}    return torch.tensor(vals), torch.tensor(m)\n"
-    whole = lint_source(source, rules=GATED, shortcuts=False)
-    assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == [(source.count("\n"), "TCP005")]
+    assert exact_findings(source) == [(source.count("\n"), "TCP005")]
 
 
 @pytest.mark.parametrize("value, flagged", [
@@ -334,9 +332,7 @@ def test_what_a_distribution_gives(value, flagged):
         "class Policy:\n    def __init__(self, m):\n        self.dist = D.normal.Normal(m, 1.0)\n\n"
         f"    def act(self, m):\n        dist = Categorical(m)\n        a = {value}\n        return torch.tensor(a)\n"
     )
-    whole = lint_source(source, rules=GATED, shortcuts=False)
-    assert lint_source(source, rules=GATED, shortcuts=True) == whole
-    assert [(f.line, f.code) for f in whole] == ([(source.count("\n"), "TCP005")] if flagged else [])
+    assert exact_findings(source) == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
 def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():

@@ -173,6 +173,14 @@ class TensorCopyServer(LanguageServer):
         if self.pending.get(uri) is asyncio.current_task():
             del self.pending[uri]
 
+    def forget(self, uri: str) -> None:
+        """A closed document or notebook: its scheduled push is cancelled, its logged failure
+        forgotten."""
+        stale = self.pending.pop(uri, None)
+        if stale is not None:
+            stale.cancel()
+        self.reported_failures.pop(uri, None)
+
     def unpublish_notebook(self, uri: str, cells: set[str]) -> None:
         """Take back what was pushed for the notebook ``uri``: closed, or now pulled."""
         for cell in cells | self.published.pop(uri, set()):
@@ -293,10 +301,7 @@ def build_server() -> TensorCopyServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TensorCopyServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        stale = ls.pending.pop(uri, None)
-        if stale is not None:
-            stale.cancel()
-        ls.reported_failures.pop(uri, None)
+        ls.forget(uri)
         if ls.pushes:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
@@ -315,10 +320,7 @@ def build_server() -> TensorCopyServer:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: TensorCopyServer, params: types.DidCloseNotebookDocumentParams) -> None:
         uri = params.notebook_document.uri
-        stale = ls.pending.pop(uri, None)
-        if stale is not None:
-            stale.cancel()
-        ls.reported_failures.pop(uri, None)
+        ls.forget(uri)
         ls.unpublish_notebook(uri, {cell.uri for cell in params.cell_text_documents})
 
     @server.feature(
