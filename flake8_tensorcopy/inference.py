@@ -300,9 +300,10 @@ class Inference:
     def summarised(self, node: cst.BaseExpression) -> Value:
         """What a name, or an attribute of an instance of the file's classes, holds: the
         bindings made so far first, then the module summary; for a call, the tuple of
-        tensors a torch function or tensor method returns (``x.chunk(2)``)."""
+        tensors a torch function or tensor method returns (``x.chunk(2)``), or the
+        distribution a ``torch.distributions`` class makes."""
         if isinstance(node, cst.Call):
-            return self._tuple_call(node)
+            return self._summarised_call(node)
         if isinstance(node, cst.Name):
             binding = self.binding(node.value)
             if binding is not None and (binding.info is not None or binding.opaque):
@@ -382,7 +383,7 @@ class Inference:
             copies = is_copying_conversion(node) or (receiver_info.fresh and not isinstance(receiver, cst.Name))
             return tensor_method_info(name, receiver_info, copies)
         instance = self.summarised(receiver)
-        if instance == Holds.DISTRIBUTION or (isinstance(receiver, cst.Call) and self.qualify(receiver.func) in DISTRIBUTIONS):
+        if instance == Holds.DISTRIBUTION:
             return FRESH if name in DISTRIBUTION_TENSOR_METHODS else None  # Categorical(p).sample()
         if isinstance(instance, Instance):
             if self.summary.attribute(instance.cls, name) == Holds.LOSS:
@@ -396,10 +397,10 @@ class Inference:
             return FRESH if name in FRESH_METHODS else TENSOR
         return None
 
-    def _tuple_call(self, node: cst.Call) -> Value:
+    def _summarised_call(self, node: cst.Call) -> Value:
         qualified = self.qualify(node.func)
         if qualified is not None:
-            return torch_tuple_value(qualified)
+            return Holds.DISTRIBUTION if qualified in DISTRIBUTIONS else torch_tuple_value(qualified)
         called = method_call(node)
         return tensor_tuple_value(called[1]) if called is not None and self.info(called[0]) else None
 

@@ -335,6 +335,15 @@ def test_what_a_distribution_gives(value, flagged):
     assert exact_findings(source) == ([(source.count("\n"), "TCP005")] if flagged else [])
 
 
+@pytest.mark.parametrize("value", ["Categorical(m).sample()", "D.Normal(m, 1.0).mean"])
+def test_what_a_distribution_gives_read_in_place(value):
+    source = (
+        "import torch\nimport torch.distributions as D\nfrom torch.distributions import Categorical\n\n"
+        f"def act(m):\n    return torch.tensor({value})\n"
+    )
+    assert exact_findings(source) == [(6, "TCP005")]
+
+
 def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     source = (
         "import torch\n\ndef f(det: torch.Tensor):\n    box = torch.ones(4)\n"
