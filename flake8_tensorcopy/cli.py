@@ -437,7 +437,7 @@ def _in_cells(book: notebook.Notebook, located: Sequence[Located]) -> list[Locat
 def _lint(display: str, source: str, options: Options) -> list[Located]:
     if noqa.Silencer(source).file_is_silenced():
         return []
-    return _located(display, source, engine.lint_source(source, rules=options.rules), options)
+    return _located(display, source, engine.lint_source(source, rules=options.rules, path=display), options)
 
 
 def _located(display: str, source: str, findings: Sequence[engine.Finding], options: Options) -> list[Located]:

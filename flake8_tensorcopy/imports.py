@@ -92,10 +92,14 @@ class ImportTable:
                     else:
                         top = alias.name.partition(".")[0]
                         aliases[top] = top
-            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            elif isinstance(statement, ast.ImportFrom):
+                # A relative import keeps its dots (``from ..data import load`` gives
+                # ``..data.load``): no library's name starts so, and the project's
+                # resolver (``analysis/project.py``) reads the module from them.
+                prefix = "." * statement.level + (f"{statement.module}." if statement.module else "")
                 for alias in statement.names:
                     if alias.name != "*":
-                        aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+                        aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
         return cls(aliases)
 
     def qualify(self, node: cst.CSTNode) -> str | None:
