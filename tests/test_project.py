@@ -340,3 +340,55 @@ def test_stdin_with_a_display_name_reads_the_project(tree: Path) -> None:
         cwd=tree, input=text, capture_output=True, text=True, timeout=300,
     )
     assert len(result.stdout.splitlines()) == len(expected(TRAIN))
+
+
+STAR_LOADERS = """\
+import torch
+from torch.utils.data import DataLoader
+
+__all__ = ["get_loader", "torch", "CONSTANT"]
+CONSTANT = torch.ones(2)
+_PRIVATE = torch.ones(2)
+HIDDEN = torch.ones(2)
+
+
+def get_loader(dataset):
+    return DataLoader(dataset, batch_size=4)
+"""
+STAR_USER = """\
+from data.loaders import *
+from .cycle_a import *
+
+
+def run(dataset):
+    for images, labels in get_loader(dataset):
+        kept = torch.LongTensor(labels)  # TCP005: torch and get_loader both come from the star import
+    a = torch.tensor(CONSTANT)  # TCP005: named in __all__
+    return kept, a, torch.tensor(HIDDEN), from_cycle()  # clean: HIDDEN is not in __all__
+"""
+
+
+def test_star_imports_bring_the_module_names(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "data/__init__.py": "",
+        "data/loaders.py": STAR_LOADERS,
+        "app/__init__.py": "",
+        "app/cycle_a.py": "from .cycle_b import *\n\n\ndef from_cycle():\n    return 1\n",
+        "app/cycle_b.py": "from .cycle_a import *\n",  # a cycle of star imports: read once each
+        "app/user.py": STAR_USER,
+    })
+    assert found(tmp_path / "app/user.py") == expected(STAR_USER)
+
+
+def test_the_cli_fixes_what_project_evidence_finds(tree: Path) -> None:
+    """A finding made with another module's evidence gets its fix, applied on disk."""
+    train = tree / "pkg/train.py"
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8_tensorcopy", "--fix", "--unsafe-fixes", str(train)],
+        cwd=tree, capture_output=True, text=True, timeout=300,
+    )
+    fixed = train.read_text()
+    assert "b = model.memory.detach().clone()" in fixed, result.stdout + result.stderr
+    assert "a = batch.detach().clone()" in fixed
+    assert found(train) == []

@@ -61,6 +61,7 @@ class Project:
         self._modules: OrderedDict[str, tuple[object, ModuleSummary | None]] = OrderedDict()
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
+        self._loading: set[str] = set()
         self._hops = 0
 
     # -- which file an import names ------------------------------------------------
@@ -68,28 +69,49 @@ class Project:
         """(the module file, the name inside it) that ``dotted`` names in ``importer``: a
         relative name (``.utils.f``) from the importer's package, an absolute one from the
         importer's folder (a script imports its siblings), the root, or ``root/src``."""
+        return self._find(importer, dotted, whole=False)
+
+    def find_module(self, importer: str, dotted: str) -> str | None:
+        """The file of the module ``dotted`` (``from dotted import *``) in ``importer``."""
+        found = self._find(importer, dotted, whole=True)
+        return found[0] if found is not None else None
+
+    def _find(self, importer: str, dotted: str, whole: bool) -> tuple[str, str] | None:
         level = len(dotted) - len(dotted.lstrip("."))
         parts = dotted[level:].split(".") if dotted[level:] else []
-        if not parts:
-            return None
         folder = os.path.dirname(importer)
         if level:
             for _ in range(level - 1):
                 folder = os.path.dirname(folder)
             bases, shortest = [folder], 0  # `from . import f`: f of the package's __init__
         else:
-            if parts[0] in _LIBRARIES:
+            if not parts or parts[0] in _LIBRARIES:
                 return None
             bases = list(dict.fromkeys([folder, self.root, os.path.join(self.root, "src")]))
             shortest = 1
+        longest = len(parts) if whole else len(parts) - 1
         for base in bases:
             if not self.contains(base):
                 continue
-            for cut in range(len(parts) - 1, shortest - 1, -1):
+            for cut in range(longest, shortest - 1, -1):
                 module = self._module_file(base, tuple(parts[:cut]))
                 if module is not None:
                     return module, ".".join(parts[cut:])
+                if whole:
+                    break
         return None
+
+    def dotted(self, path: str) -> str | None:
+        """The absolute dotted name of the module file ``path`` from the root (which
+        :meth:`resolve` reads back): ``pkg/utils.py`` -> ``pkg.utils``."""
+        relative = os.path.relpath(path, self.root)
+        if relative.startswith(".."):
+            return None
+        stem = relative[: -len(".py")] if relative.endswith(".py") else relative
+        parts = stem.split(os.sep)
+        if parts[-1] == "__init__":
+            parts.pop()
+        return ".".join(parts) if parts and all(part.isidentifier() for part in parts) else None
 
     def contains(self, path: str) -> bool:
         return path == self.root or path.startswith(self.root + os.sep)
@@ -120,7 +142,13 @@ class Project:
         if cached is not None and cached[0] == stamp:
             self._modules.move_to_end(path)
             return cached[1]
-        summary = self._load(path) if stamp is not None else None
+        if path in self._loading:  # ``from a import *`` in b, and the other way round
+            return None
+        self._loading.add(path)
+        try:
+            summary = self._load(path) if stamp is not None else None
+        finally:
+            self._loading.discard(path)
         self._modules[path] = (stamp, summary)
         if len(self._modules) > CACHED_MODULES:
             self._modules.popitem(last=False)

@@ -141,6 +141,40 @@ class _Signature:
         return None
 
 
+def _declared_all(tree: ast.Module) -> frozenset[str] | None:
+    """The names of the module's ``__all__ = [...]`` (constant strings), if it has one."""
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in statement.targets
+        ) and isinstance(statement.value, (ast.List, ast.Tuple)):
+            return frozenset(e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return None
+
+
+def _top_level_names(tree: ast.Module) -> Iterator[str]:
+    """The names a module's own top-level code binds by def, class or assignment (in
+    ``if``/``try`` blocks too), not its imports."""
+    for statement in iter_statements(tree, into=lambda s: not isinstance(s, (*FUNCTION_DEFS, ast.ClassDef))):
+        if isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
+            yield statement.name
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                for name, _ in target_paths(target):
+                    yield name
+
+
+def _absolute(qualified: str, package: list[str]) -> str | None:
+    """A module's relative import (``..data.load``) as an absolute dotted name from the
+    project's root, ``package`` being the module's own package there."""
+    level = len(qualified) - len(qualified.lstrip("."))
+    if not level:
+        return qualified
+    if level - 1 > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, qualified[level:]]) if base else qualified[level:] or None
+
+
 def _rebased(value: Value, module: str) -> Value:
     """``value`` as another module's summary gave it, told from outside: its instances of
     the classes of ``module`` say so."""
@@ -277,6 +311,8 @@ class ModuleSummary:
         elif project is not None:
             path = filename or ""
         summary = cls(tree, ImportTable.from_ast(tree, source), path, project)
+        if summary.imports.stars and summary.project is not None:
+            summary.imports = summary.imports.with_stars(summary._star_imports())
         if source is not None and "load_state_dict" not in source:
             summary._restored = frozenset()  # nothing is loaded back: no walk to find out
         if source is not None and "amedTuple" not in source and "amedtuple" not in source:
@@ -456,6 +492,34 @@ class ModuleSummary:
                 found = (home, located[1])
         self._imported[qualified] = found
         return found
+
+    def _star_imports(self) -> dict[str, str]:
+        """What the file's ``from m import *`` of the project's modules bind (later ones win)."""
+        aliases: dict[str, str] = {}
+        for module in self.imports.stars:
+            path = self.project.find_module(self.path, module)
+            home = self.project.summary(path) if path is not None else None
+            if home is not None:
+                aliases.update(home.star_exports())
+        return aliases
+
+    def star_exports(self) -> dict[str, str]:
+        """What ``from this_module import *`` binds: the names of ``__all__``, else every
+        public name the module binds at its top level (imports included), each as a dotted
+        name that the importer's table can hold (absolute from the project's root)."""
+        dotted = self.project.dotted(self.path) if self.project is not None else None
+        if dotted is None:
+            return {}
+        package = dotted.split(".") if self.path.endswith("__init__.py") else dotted.split(".")[:-1]
+        exported: dict[str, str] = {}
+        public = _declared_all(self.tree)
+        for name in _top_level_names(self.tree):
+            if (name in public) if public is not None else not name.startswith("_"):
+                exported[name] = f"{dotted}.{name}"
+        for name, qualified in self.imports.aliases.items():
+            if (name in public) if public is not None else not name.startswith("_"):
+                exported[name] = _absolute(qualified, package)
+        return {name: qualified for name, qualified in exported.items() if qualified}
 
     def imported_call(self, qualified: str) -> Value:
         """What calling the imported ``qualified`` returns: a function's result, an instance
@@ -962,7 +1026,10 @@ class ScopeFacts:
             return self._values[name]
         if name not in self.bindings:
             parent = self.summary.parent_scope(self.qualname) if self.qualname else None
-            return parent.name_value(name) if parent is not None else None
+            if parent is not None:
+                return parent.name_value(name)
+            qualified = self.imports.aliases.get(name)  # from m import *: bound by no statement here
+            return self.summary.imported_value(qualified) if qualified is not None else None
         value = self._judge(name)
         if not self._comprehending:  # judged under a comprehension's assumptions: not for keeps
             self._values[name] = value
