@@ -29,6 +29,9 @@ import corpus
 import findings
 import labels as labelling
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import corpus_files  # noqa: E402 (bench/'s: the export of the corpus, shared with run.py)
+
 KINDS = ("FN", "FP", "unlabelled")
 FindingsByFile = Mapping[tuple[str, str], Iterable[tuple[int, str]]]  # (repo, path) -> (line, code)
 
@@ -118,15 +121,16 @@ def score(labels: Iterable[labelling.Label], findings_by_file: FindingsByFile) -
 # --- reading the labelled files -----------------------------------------------------------
 
 
-def _file_findings(job: tuple[str, str, bytes]) -> tuple[tuple[str, str], list[tuple[int, str]]]:
-    repo, path, data = job
-    return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}")
+def _file_findings(job: tuple[str, str, bytes, str]) -> tuple[tuple[str, str], list[tuple[int, str]]]:
+    repo, path, data, on_disk = job
+    return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}", on_disk)
 
 
 def labelled_files(
-    labels: list[labelling.Label], mirrors: dict[str, corpus.Mirror]
-) -> Iterator[tuple[str, str, bytes]]:
-    """(repo, path, bytes) of every labelled file, read at repos.csv's commit."""
+    labels: list[labelling.Label], mirrors: dict[str, corpus.Mirror], exported: Path
+) -> Iterator[tuple[str, str, bytes, str]]:
+    """(repo, path, bytes, where it lies in the export) of every labelled file, read at
+    repos.csv's commit; the plugin reads the modules it imports from the export."""
     wanted: dict[str, set[str]] = {}
     for label in labels:
         wanted.setdefault(label.repo, set()).add(label.path)
@@ -137,7 +141,7 @@ def labelled_files(
         if absent:
             raise SystemExit(f"{name} has no {', '.join(sorted(absent))} at {mirror.repo.commit}")
         for file, data in mirror.read_all(files):
-            yield name, file.path, data
+            yield name, file.path, data, str(exported / mirror.repo.slug / file.path)
 
 
 def open_mirrors(labels: list[labelling.Label], root) -> dict[str, corpus.Mirror]:
@@ -156,8 +160,9 @@ def open_mirrors(labels: list[labelling.Label], root) -> dict[str, corpus.Mirror
 
 def collect_findings(labels: list[labelling.Label], root, jobs: int) -> dict[tuple[str, str], list[tuple[int, str]]]:
     mirrors = open_mirrors(labels, root)
+    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
     with Pool(jobs) as pool:
-        return dict(pool.imap(_file_findings, labelled_files(labels, mirrors), chunksize=4))
+        return dict(pool.imap(_file_findings, labelled_files(labels, mirrors, exported), chunksize=4))
 
 
 # --- output -------------------------------------------------------------------------------
