@@ -758,6 +758,35 @@ def test_corpus_show_after_a_form_feed(tiny_mirror, monkeypatch, capsys):
     assert capsys.readouterr().out == ">>     3 y = 2\n"
 
 
+
+def test_todo_blind_hides_the_plugin_verdict(tiny_mirror, monkeypatch, capsys, tmp_path):
+    root, repo, _ = tiny_mirror
+    rows = [
+        Candidate("o/r", repo.commit, "a.py", 2, "TCP005", "found", ""),
+        Candidate("o/r", repo.commit, "a.py", 1, "TCP003", "", ""),
+        Candidate("o/r", repo.commit, "ff.py", 3, "TCP009", "finding-only", ""),
+    ]
+    monkeypatch.setattr(acc_labels.corpus, "quiet_broken_pipe", lambda: None)
+    monkeypatch.setattr(acc_labels.corpus, "load_repos", lambda *args: [repo])
+    monkeypatch.setattr(acc_labels, "read_candidates", lambda *args: rows)
+    monkeypatch.setattr(acc_labels, "LABELS_CSV", tmp_path / "labels.csv")  # no labels yet
+    command = ["--mirrors", str(root), "todo", "-C", "0"]
+
+    assert acc_labels.main(command) == 0
+    seen = capsys.readouterr().out
+    assert f"=== o/r,{repo.commit},a.py,2,TCP005  (found)\n>>     2 x = torch.tensor([1])\n" in seen
+    assert f"=== o/r,{repo.commit},a.py,1,TCP003  (not found)\n" in seen
+    assert f"=== o/r,{repo.commit},ff.py,3,TCP009  (finding-only)\n" in seen
+
+    assert acc_labels.main([*command, "--blind"]) == 0
+    blind = capsys.readouterr().out
+    assert f"=== o/r,{repo.commit},a.py,2,TCP005\n>>     2 x = torch.tensor([1])\n" in blind
+    assert f"=== o/r,{repo.commit},a.py,1,TCP003\n" in blind
+    # The row that only the plugin's finding makes is held back, and said to be.
+    assert "ff.py" not in blind and "found" not in blind.replace("finding-only rows held back", "")
+    assert blind.endswith("left to label: TCP003 1 of 1, TCP005 1 of 1, TCP009 1 of 1\n"
+                          "1 finding-only rows held back by --blind; label them last, without it\n")
+
 # --- 7. the committed data ---------------------------------------------------------------
 
 CATEGORIES = {"course", "detection", "gan", "gnn", "helper", "kaggle", "nlp", "research", "rl", "tutorial"}
