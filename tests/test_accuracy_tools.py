@@ -480,6 +480,18 @@ def test_score_of_nothing_is_undefined_not_zero():
     assert (table.total.unlabelled, table.total.recall, table.total.precision) == (1, None, None)
 
 
+def test_score_repos_filter_reads_a_name_list_and_refuses_unknown_names(tmp_path):
+    listed = tmp_path / "subset.txt"
+    listed.write_text("# the new ones\no/r\n\n  o/s  # trailing comment\n", encoding="utf-8")
+    names = acc_score.read_repo_names(listed)
+    assert names == {"o/r", "o/s"}
+    labels = [label(1, "TCP005", "TCP005"), label(2, "TCP003", "none", repo="o/s"),
+              label(3, "TCP001", "TCP001", repo="o/t")]
+    assert acc_score.only_repos(labels, names, {"o/r", "o/s", "o/t"}) == labels[:2]
+    with pytest.raises(SystemExit, match="not in repos.csv: o/s"):
+        acc_score.only_repos(labels, names, {"o/r", "o/t"})
+
+
 # --- 5. labels ---------------------------------------------------------------------------
 
 REPOS = [Repo("o/a", COMMIT_A, "nlp", 1, 10)]
@@ -758,7 +770,6 @@ def test_corpus_show_after_a_form_feed(tiny_mirror, monkeypatch, capsys):
     assert capsys.readouterr().out == ">>     3 y = 2\n"
 
 
-
 def test_todo_blind_hides_the_plugin_verdict(tiny_mirror, monkeypatch, capsys, tmp_path):
     root, repo, _ = tiny_mirror
     rows = [
@@ -786,6 +797,7 @@ def test_todo_blind_hides_the_plugin_verdict(tiny_mirror, monkeypatch, capsys, t
     assert "ff.py" not in blind and "found" not in blind.replace("finding-only rows held back", "")
     assert blind.endswith("left to label: TCP003 1 of 1, TCP005 1 of 1, TCP009 1 of 1\n"
                           "1 finding-only rows held back by --blind; label them last, without it\n")
+
 
 # --- 7. the committed data ---------------------------------------------------------------
 
