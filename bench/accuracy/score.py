@@ -12,6 +12,7 @@ puts each finding on the first line of its statement, and matches it to labels.c
     python3 bench/accuracy/score.py                        # the table
     python3 bench/accuracy/score.py --json score.json      # the same, as JSON (with every FN/FP/unlabelled)
     python3 bench/accuracy/score.py --show FN --rule TCP003   # the misses, with their source lines
+    python3 bench/accuracy/score.py --repos bench/accuracy/repos-crossmodule.txt   # a subset of the corpus
 """
 
 from __future__ import annotations
@@ -121,6 +122,20 @@ def score(labels: Iterable[labelling.Label], findings_by_file: FindingsByFile) -
 # --- reading the labelled files -----------------------------------------------------------
 
 
+def read_repo_names(path: Path) -> set[str]:
+    """The owner/name lines of a file (blank lines and `#` comments skipped)."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return {line for line in lines if line}
+
+
+def only_repos(labels: list[labelling.Label], names: set[str], known: set[str]) -> list[labelling.Label]:
+    """The labels of the named repositories; exits naming any that repos.csv does not hold."""
+    unknown = sorted(names - known, key=str.lower)
+    if unknown:
+        raise SystemExit(f"not in repos.csv: {', '.join(unknown)}")
+    return [label for label in labels if label.repo in names]
+
+
 def _file_findings(job: tuple[str, str, bytes, str]) -> tuple[tuple[str, str], list[tuple[int, str]]]:
     repo, path, data, on_disk = job
     return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}", on_disk)
@@ -215,10 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", choices=KINDS, help="print those findings or misses with their source lines")
     parser.add_argument("--rule", choices=labelling.CODES, help="with --show: only this rule")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--repos", metavar="FILE", help="score only the repositories listed in FILE (owner/name lines)")
     args = parser.parse_args(argv)
     corpus.quiet_broken_pipe()
     started = time.perf_counter()
     labels = labelling.without_overruled(labelling.read_labels(Path(args.labels)))
+    if args.repos:
+        known = {repo.name for repo in corpus.load_repos()}
+        labels = only_repos(labels, read_repo_names(Path(args.repos)), known)
     if not labels:
         raise SystemExit(f"no labels in {args.labels}")
     root = corpus.mirrors_root(args.mirrors)
