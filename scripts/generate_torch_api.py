@@ -210,6 +210,11 @@ def _deprecated_inits(path: Path) -> set[str]:
     }
 
 
+def _self_returning(body: list[ast.stmt]) -> set[str]:
+    """The methods annotated ``-> Self``: ``nn.Module.to``, ``.cuda``, ``.train``..."""
+    return {method.name for method in _methods(body) if method.returns is not None and ast.unparse(method.returns) == "Self"}
+
+
 def tables(torch_root: Path) -> dict[str, frozenset[str]]:
     functional_py = torch_root / "functional.py"
     variable_functions = _top_level_functions(torch_root / "_C" / "_VariableFunctions.pyi")
@@ -245,6 +250,7 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
         "SLICED_TENSOR_CALLS": frozenset(members - callable_on_arrays - _GENERIC_CALLS),
         "COMPUTED_TENSOR_METHODS": frozenset(methods - callable_on_values),
         "DEPRECATED_INIT_FUNCTIONS": frozenset(_deprecated_inits(torch_root / "nn" / "init.py")),
+        "MODULE_SELF_METHODS": frozenset(_self_returning(_class_body(torch_root / "nn" / "modules" / "module.py", "Module"))),
         **_distributions(torch_root / "distributions"),
     }
 
@@ -300,6 +306,7 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         "(``(pred == y).float()``), which is never a module.",
         "DEPRECATED_INIT_FUNCTIONS: nn.init's old names without the underscore (``init.normal``),",
         "which write their tensor in place as the new ones do.",
+        "MODULE_SELF_METHODS: the nn.Module methods that return the module itself (``.to``, ``.cuda``).",
         "DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);",
         "DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.",
         '"""',

@@ -487,3 +487,37 @@ def test_callers_in_other_modules_are_evidence(tmp_path: Path) -> None:
         "app/unrelated.py": "def to_rows(x):\n    return x\n\n\nto_rows([1])\n",  # another to_rows
     })
     assert found(tmp_path / "lib/tools.py") == expected(TOOLS)
+
+
+MODULE_MOVES = """\
+import copy
+
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.memory = torch.zeros(3)
+
+
+class Plain:
+    def __init__(self):
+        self.memory = torch.zeros(3)
+
+    def to(self, device):
+        return device
+
+
+def run(device):
+    net = Net().to(device).train()
+    plain = Plain().to(device)
+    return copy.deepcopy(net.memory), copy.deepcopy(plain.memory)  # TCP003: net's (Plain.to returns its argument)
+"""
+
+
+def test_module_methods_return_the_module(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "moves.py").write_text(MODULE_MOVES)
+    assert found(tmp_path / "moves.py") == expected(MODULE_MOVES)

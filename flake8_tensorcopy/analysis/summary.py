@@ -34,6 +34,7 @@ from .torch_api import (
     DISTRIBUTION_TENSOR_METHODS,
     DISTRIBUTION_TENSOR_PROPERTIES,
     DISTRIBUTIONS,
+    MODULE_SELF_METHODS,
     SLICED_TENSOR_CALLS,
     TENSOR_INPUT_FUNCTIONS,
     TENSOR_METHODS,
@@ -433,7 +434,20 @@ class ModuleSummary:
         if isinstance(self.definition(f"{cls}.{name}"), FUNCTION_DEFS):
             return self.returns(f"{cls}.{name}")
         held = self.attribute(instance, name)
-        return self.instance_call(held) if isinstance(held, Instance) else None
+        if isinstance(held, Instance):
+            return self.instance_call(held)
+        if held is None and name in MODULE_SELF_METHODS and self._is_torch_module(cls):
+            return instance  # Net().to(device), trainer.cuda(): the module itself
+        return None
+
+    def _is_torch_module(self, cls: str) -> bool:
+        """Whether the class ``cls`` derives from ``torch.nn.Module`` (through the file's classes)."""
+        return any(
+            is_module_base(qualified)
+            for klass in self._lineage(cls)
+            for base in klass.bases
+            if (qualified := self.imports.qualify_expression(base))
+        )
 
     def instance_call(self, instance: Instance) -> Value:
         """What calling ``instance`` returns: its ``__call__``, or for a torch module its
@@ -441,12 +455,7 @@ class ModuleSummary:
         if instance.module and instance.module != self.path:
             return self._abroad(instance, "instance_call")
         lineage = self._lineage(instance.cls)
-        module = any(
-            is_module_base(qualified)
-            for klass in lineage
-            for base in klass.bases
-            if (qualified := self.imports.qualify_expression(base))
-        )
+        module = self._is_torch_module(instance.cls)
         for klass in lineage:
             methods = {item.name for item in klass.body if isinstance(item, FUNCTION_DEFS)}
             if "__call__" in methods:

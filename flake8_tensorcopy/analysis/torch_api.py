@@ -17,6 +17,7 @@ nothing callable by that name for, modules aside: on what an operator computes
 (``(pred == y).float()``), which is never a module.
 DEPRECATED_INIT_FUNCTIONS: nn.init's old names without the underscore (``init.normal``),
 which write their tensor in place as the new ones do.
+MODULE_SELF_METHODS: the nn.Module methods that return the module itself (``.to``, ``.cuda``).
 DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);
 DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.
 """
@@ -644,6 +645,12 @@ DEPRECATED_INIT_FUNCTIONS = frozenset(
     torch.nn.init.kaiming_normal torch.nn.init.kaiming_uniform torch.nn.init.normal
     torch.nn.init.orthogonal torch.nn.init.sparse torch.nn.init.uniform
     torch.nn.init.xavier_normal torch.nn.init.xavier_uniform
+    """.split()
+)
+MODULE_SELF_METHODS = frozenset(
+    """
+    apply bfloat16 cpu cuda double eval float half ipu mtia requires_grad_ share_memory
+    to to_empty train type xpu
     """.split()
 )
 DISTRIBUTIONS = frozenset(
