@@ -521,3 +521,11 @@ def test_module_methods_return_the_module(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("")
     (tmp_path / "moves.py").write_text(MODULE_MOVES)
     assert found(tmp_path / "moves.py") == expected(MODULE_MOVES)
+
+
+def test_in_place_collectives_are_torch_functions() -> None:
+    torch = pytest.importorskip("torch")
+    from flake8_tensorcopy.analysis.vocabulary import IN_PLACE_COLLECTIVES
+
+    for qualified in IN_PLACE_COLLECTIVES:
+        assert callable(getattr(torch.distributed, qualified.rpartition(".")[2])), qualified

@@ -140,13 +140,22 @@ def writes_in_place(method: str) -> bool:
     return is_inplace_method(method) and method not in _NON_WRITING_INPLACE
 
 
+# The collectives that write the result into the tensor they are given (torch.distributed's
+# docs: "in-place"); tests/test_project.py checks each is a function of the pinned torch.
+IN_PLACE_COLLECTIVES = frozenset({
+    "torch.distributed.all_reduce", "torch.distributed.broadcast", "torch.distributed.reduce",
+    "torch.distributed.recv", "torch.distributed.irecv",
+})
+
+
 def writes_first_argument(qualified: str) -> bool:
     """A torch function that writes its first argument in place: ``torch.nn.init.normal_``,
-    ``torch.add_``-like names, and nn.init's deprecated names (``nn.init.normal``)."""
+    ``torch.add_``-like names, nn.init's deprecated names (``nn.init.normal``) and the
+    in-place collectives (``dist.all_reduce(t)``)."""
     from .torch_api import DEPRECATED_INIT_FUNCTIONS
 
     return (qualified.startswith("torch.") and writes_in_place(qualified.rpartition(".")[2])) \
-        or qualified in DEPRECATED_INIT_FUNCTIONS
+        or qualified in DEPRECATED_INIT_FUNCTIONS or qualified in IN_PLACE_COLLECTIVES
 
 
 # -- writes through .data (TCP001 and its gate) -----------------------------------

@@ -72,6 +72,7 @@ class DataMutation(Rule):
         Example("import torch.nn.init as init\ndef f(w):\n    init.xavier_uniform_(w.data)\n", [(3, 5)]),
         # nn.init's deprecated names write in place too (they warn and call the new ones).
         Example("from torch.nn import init\ndef f(m):\n    init.normal(m.weight.data, 0.0, 0.02)\n", [(3, 5)]),
+        Example("import torch.distributed as dist\ndef f(p):\n    dist.all_reduce(p.grad.data)\n", [(3, 5)]),
         Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
         Example("def f(gru, w):\n    gru.weight_ih_l0.data = w\n", [(2, 5)]),  # RNNs name them per layer
         Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
@@ -119,8 +120,10 @@ class DataMutation(Rule):
         short = function.rpartition(".")[2]
         if writes_first_argument(function) and target is not None and _is_data(target) \
                 and not self._record_field(target):
+            advice = "(nn.init already runs under no_grad)" if function.startswith("torch.nn.init.") \
+                else "inside `with torch.no_grad():`"
             self.report(node, f"`.data` passed to in-place `{short}` hides the write from autograd; "
-                        "pass the tensor itself (nn.init already runs under no_grad)",
+                        f"pass the tensor itself {advice}",
                         fix=self._function_fix(node, function, target))
             return
         out = keyword_argument(node, "out")
