@@ -39,6 +39,7 @@ from . import fixes, text
 from .documents import Cell, JoinedNotebook, LoneDocument, Shown
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
+from .rpc import TensorCopyProtocol, serve_stdio
 from .settings import Settings, settings_for
 
 NAME = "flake8-tensorcopy"
@@ -57,7 +58,7 @@ Linted = LoneDocument | JoinedNotebook
 
 class TensorCopyServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=TensorCopyProtocol)
         self.client_settings = Settings()
         self.linter = Linter()
         self.lint_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-lint")
@@ -66,6 +67,11 @@ class TensorCopyServer(LanguageServer):
         self.reported_failures: dict[str, str | None] = {}  # uri -> the failure last logged
         self.pushes = True  # False once the client says it pulls
         self.cells_pulled = False  # True once the client pulls a notebook cell's diagnostics
+
+    def report_server_error(self, error: Exception, source: object) -> None:
+        """An error outside any request (a notification's handler): logged for whoever
+        reads the log; a pop-up would only interrupt the user."""
+        self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"{NAME}: {error}"))
 
     # -- settings --------------------------------------------------------------------
     def settings(self, uri: str) -> Settings:
@@ -459,5 +465,4 @@ def fix_all_action(linter: Linter, linted: Linted, settings: Settings,
 
 
 def serve() -> int:
-    build_server().start_io()
-    return 0
+    return serve_stdio(build_server())
