@@ -186,6 +186,7 @@ class TensorCopyServer(LanguageServer):
         if stale is not None:
             stale.cancel()
         self.reported_failures.pop(uri, None)
+        self.reported_failures.pop(f"config:{uri}", None)
 
     def unpublish_notebook(self, uri: str, cells: set[str]) -> None:
         """Take back what was pushed for the notebook ``uri``: closed, or now pulled."""
