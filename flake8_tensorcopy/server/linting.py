@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .. import engine, limits, memory, noqa
 from ..rule import Rule
-from .bounded import BoundedCache
+from ..bounded import BoundedCache
 from .reuse import ChunkReuse
 
 CACHED_TEXTS = 16  # a few per open document: undo/redo and pulls hit them
