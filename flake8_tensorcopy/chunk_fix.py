@@ -60,9 +60,8 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
         raise fixer.FixError("the finding is not in the current text")
     if keep_lines_with and fixer._rewrites_text(module, report.fix, keep_lines_with):
         raise fixer.FixError("the fix would rewrite a line the notebook needs as it is")
-    try:
+    try:  # whether LibCST reads what it wrote, the re-lint says
         code, imports = fixer._apply(module, [report.fix], keep_lines_with, add_imports=False)
-        engine.parse(code)  # LibCST reads what it wrote
     except (engine.AnalysisError, fixer.FixError):
         raise
     except Exception as error:  # e.g. a rule built a node LibCST refuses
@@ -92,6 +91,15 @@ def _planned(text: str, rules: tuple[type[Rule], ...]) -> tuple[ast.Module, Modu
         planned = (tree, summary, plan, engine.chunks_of(text, plan, summary, rules))
         _PLANNED.put((text, rules), planned, len(text))
     return planned
+
+
+def parsed(source: str, rules: tuple[type[Rule], ...]) -> ast.Module | None:
+    """The ``ast`` of ``source`` as analysed for its quick fixes; None when it does not parse."""
+    text = prefilter.normalise_newlines(source)
+    try:
+        return _planned(text, rules)[0]
+    except engine.AnalysisError:
+        return None
 
 
 def _holding(chunks: list[engine.Chunk], line: int, plan: prefilter.Plan) -> list[engine.Chunk]:

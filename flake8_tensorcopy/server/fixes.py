@@ -81,11 +81,21 @@ def minimal_edits(old: str, new: str) -> list[Edit]:
     old_lines, new_lines = _LINES.findall(old), _LINES.findall(new)
     old_starts = _offsets(old_lines)
     new_starts = _offsets(new_lines)
+    # The lines before the first change and after the last are the same: difflib, quadratic
+    # at worst, compares only the lines between (a fix in one function of a 3,000-line file).
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old_lines), len(new_lines)) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
     edits = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_lines[head : len(old_lines) - tail],
+                                      new_lines[head : len(new_lines) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         start, end = old_starts[i1], old_starts[i2]
         replacement = new[new_starts[j1] : new_starts[j2]]
         original = old[start:end]

@@ -3,8 +3,9 @@
 Everything about Python code is decided elsewhere (``linting``, ``fixes``,
 ``noqa_comment``, ``documents``); this module converts positions (``text``), schedules
 the work and talks to the client (``rpc``: the connection). Lints, hovers and quick
-fixes (one chunk each) run one at a time on a worker thread, so the connection stays
-responsive while a big or hostile document is analysed. The fix-all (the whole file
+fixes (one chunk each) run one at a time on the lint thread (``worker``), so the
+connection stays responsive while a big or hostile document is analysed; a pull or a
+hover goes before the quick fixes queued ahead of it. The fix-all (the whole file
 through the fixer: seconds on a 3,000-line file) runs on a thread of its own, so that
 no pull waits behind it; and for a client that resolves code actions it is only
 computed when chosen (``codeAction/resolve``), not each time the cursor moves.
@@ -36,13 +37,14 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, config, docs, engine, limits, notebook
+from .. import __version__, chunk_fix, config, docs, engine, limits, notebook
 from ..rules import ALL_RULES
 from . import fixes, text
 from .documents import Cell, JoinedNotebook, LoneDocument, Shown
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
 from .rpc import TensorCopyProtocol, serve_stdio
+from .worker import Worker
 from .settings import Settings, settings_for
 
 NAME = "flake8-tensorcopy"
@@ -64,7 +66,7 @@ class TensorCopyServer(LanguageServer):
         super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=TensorCopyProtocol)
         self.client_settings = Settings()
         self.linter = Linter()
-        self.lint_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-lint")
+        self.lint_thread = Worker("tensorcopy-lint")
         # The fixer shares nothing with the lint thread's linter and caches.
         self.fix_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-fix")
         self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
@@ -130,8 +132,9 @@ class TensorCopyServer(LanguageServer):
         return text.LineIndex(source, self.encoding())
 
     # -- linting ---------------------------------------------------------------------
-    async def on_lint_thread(self, work: Callable[[], Result]) -> Result:
-        return await asyncio.get_running_loop().run_in_executor(self.lint_thread, work)
+    async def on_lint_thread(self, work: Callable[[], Result], urgent: bool = True) -> Result:
+        """``work`` on the lint thread; what is not ``urgent`` waits for what is."""
+        return await asyncio.wrap_future(self.lint_thread.submit(work, urgent))
 
     async def on_fix_thread(self, work: Callable[[], Result]) -> Result:
         return await asyncio.get_running_loop().run_in_executor(self.fix_thread, work)
@@ -398,16 +401,14 @@ def build_server() -> TensorCopyServer:
         encoding = ls.encoding()
         only = params.context.only
 
-        def work() -> tuple[list[types.CodeAction], bool | str]:
-            actions = []
-            if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
-                lint = ls.lint_for_fixes(settings.rules)
-                for found in ls.findings_in(linted, uri, params.range):
-                    actions.extend(quick_fixes(linted, uri, found, settings, encoding, lint))
-            fixable = _wanted(FIX_ALL_KIND, only) and fix_all_applies(ls.linter, linted, settings)
-            return actions, fixable
-
-        actions, fixable = await ls.on_lint_thread(work)
+        actions = []
+        if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
+            lint = ls.lint_for_fixes(settings.rules)
+            for found in await ls.on_lint_thread(lambda: ls.findings_in(linted, uri, params.range), urgent=False):
+                actions += await ls.on_lint_thread(
+                    lambda found=found: quick_fixes(linted, uri, found, settings, encoding, lint), urgent=False)
+        fixable = _wanted(FIX_ALL_KIND, only) and await ls.on_lint_thread(
+            lambda: fix_all_applies(ls.linter, linted, settings), urgent=False)
         if fixable is True and only is None and ls.resolves_edits():  # computed if chosen
             actions.append(fix_all_action(linted, settings, data={"uri": params.text_document.uri}))
         elif fixable is True:
@@ -446,7 +447,7 @@ def build_server() -> TensorCopyServer:
     def shutdown(ls: TensorCopyServer, params: None) -> None:
         for task in ls.pending.values():
             task.cancel()
-        ls.lint_thread.shutdown(wait=False, cancel_futures=True)
+        ls.lint_thread.shutdown()
         ls.fix_thread.shutdown(wait=False, cancel_futures=True)
 
     return server
@@ -471,7 +472,8 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
                 is_preferred=finding.fix.safe,
                 edit=edit,
             ))
-    silence = noqa_edit(linted.module, finding.line, finding.code)
+    tree = chunk_fix.parsed(linted.module, tuple(settings.rules))
+    silence = noqa_edit(linted.module, finding.line, finding.code, tree)
     edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
     if edit is not None:
         actions.append(types.CodeAction(
