@@ -23,6 +23,7 @@ of each document must equal what a fresh lint of its text finds, else the run fa
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import random
 import resource
@@ -49,6 +50,8 @@ CAPABILITIES = types.ClientCapabilities(
         synchronization=types.NotebookDocumentSyncClientCapabilities()),
 )
 NOTEBOOK = "file:///soak/train.ipynb"
+COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef,
+            ast.AsyncFor, ast.AsyncWith, ast.Match)
 WARM_UP = 500  # changes before the start's RSS: every kind of request made once
 
 
@@ -60,9 +63,13 @@ class Document:
         self.text = text
         self.version = 1
         self.inserted: int | None = None  # the line of the statement typed in, until deleted
-        self.body_lines = [n for n, line in enumerate(text.split("\n"))
-                           if line.startswith("        ") and line.strip()
-                           and not line.rstrip().endswith(("\\", ",", "(", "[", "{"))]
+        # Where a statement may be typed: below a simple statement of a function body, at
+        # its indentation (the file stays valid Python).
+        self.slots = sorted({
+            (statement.end_lineno, " " * statement.col_offset)
+            for function in ast.walk(ast.parse(text)) if isinstance(function, ast.FunctionDef)
+            for statement in function.body if not isinstance(statement, COMPOUND)
+        })
 
     def lines(self) -> list[str]:
         return self.text.split("\n")
@@ -102,14 +109,13 @@ class Soak:
         """Type a statement into a function body, or delete the one typed before."""
         lines = document.lines()
         if document.inserted is None:
-            at = self.rng.choice(document.body_lines)
-            indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+            at, indent = self.rng.choice(document.slots)  # below line ``at`` (1-based)
             new = f"{indent}edited_{document.version} = {document.version}"
-            start = types.Position(at + 1, 0)
+            start = types.Position(at, 0)
             self.change(document, [types.TextDocumentContentChangePartial(
                 range=types.Range(start, start), text=new + "\n")])
-            document.text = "\n".join(lines[: at + 1] + [new] + lines[at + 1 :])
-            document.inserted = at + 1
+            document.text = "\n".join(lines[:at] + [new] + lines[at:])
+            document.inserted = at
         else:
             at = document.inserted
             self.change(document, [types.TextDocumentContentChangePartial(
@@ -200,7 +206,8 @@ async def soak(changes: int, seed: int) -> int:
                 findings[document.uri] = await run.pull(document.uri)
                 if document is big:
                     run.timed("pull after a one-line edit", tick, cpu_tick)
-        if number % 250 == 0 and findings.get(big.uri):
+        assert findings.get(big.uri), "the 3,000-line file lost its findings: an edit broke it"
+        if number % 250 == 0:
             findings[big.uri] = await run.pull(big.uri)
             target = run.rng.choice(findings[big.uri])
             tick, cpu_tick = time.perf_counter(), cpu_s(pid)
@@ -210,7 +217,7 @@ async def soak(changes: int, seed: int) -> int:
             await client.text_document_hover_async(types.HoverParams(
                 types.TextDocumentIdentifier(big.uri), target.range.start))
             await run.pull(cell_uris[run.rng.randrange(len(cells))])
-        if number % 500 == 250 and findings.get(big.uri):
+        if number % 500 == 250:
             target = run.rng.choice(await run.pull(big.uri))
             tick, cpu_tick = time.perf_counter(), cpu_s(pid)
             lightbulb = asyncio.ensure_future(run.actions(big.uri, target.range, None))
