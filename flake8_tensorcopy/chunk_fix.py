@@ -34,17 +34,15 @@ from .bounded import BoundedCache
 Lint = Callable[[str], tuple[Sequence[engine.Finding], str | None]]
 
 
-def _lint_source(text: str) -> tuple[Sequence[engine.Finding], str | None]:
-    try:
-        return engine.lint_source(text), None
-    except engine.AnalysisError as error:
-        return error.findings, str(error)
-
-
 def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Rule]], *,
-                keep_lines_with: str = "", lint: Lint = _lint_source) -> str:
-    """``source`` with the fix of the finding at ``only`` = (line, column, code) applied.
-    Raises :class:`fixer.FixError` or :class:`engine.AnalysisError`."""
+                keep_lines_with: str = "", lint: Lint | None = None) -> str:
+    """``source`` with the fix of the finding at ``only`` = (line, column, code) applied;
+    ``lint`` checks it (by default ``engine.lint_source`` with ``rules``). Raises
+    :class:`fixer.FixError` or :class:`engine.AnalysisError`."""
+    lint = lint or (lambda text: _lint_source(text, rules))
+    before, failure = lint(source)
+    if failure is not None:
+        raise fixer.FixError(f"the file is not wholly analysed, so no fix can be checked ({failure})")
     text = prefilter.normalise_newlines(source)
     newline = "\r\n" if "\r\n" in source else "\r" if "\r" in source else "\n"
     if text.replace("\n", newline) != source:
@@ -72,13 +70,16 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     if wanted:
         fixed = _with_imports(fixed, wanted)
     fixed = fixed.replace("\n", newline)  # whether it parses, the re-lint says
-    _check(source, fixed, only[2], lint)
+    _check(before, fixed, only[2], lint)
     return fixed
 
 
 # The last text's analysis: a request asks for the fixes of every finding under the
-# cursor, and the next one, as the cursor moves, mostly for the same text.
-_PLANNED: BoundedCache[tuple] = BoundedCache(entries=1, characters=4_000_000)
+# cursor, and the next one, as the cursor moves, mostly for the same text. The trees and
+# the summary hold some 70 bytes a character of text (7 MB for 3,000 lines): a text
+# larger than this is not kept.
+PLANNED_CHARACTERS = 400_000
+_PLANNED: BoundedCache[tuple] = BoundedCache(entries=1, characters=PLANNED_CHARACTERS)
 
 
 def _planned(text: str, rules: tuple[type[Rule], ...]) -> tuple[ast.Module, ModuleSummary, prefilter.Plan,
@@ -89,7 +90,8 @@ def _planned(text: str, rules: tuple[type[Rule], ...]) -> tuple[ast.Module, Modu
         summary = ModuleSummary.of(tree, text)
         plan = prefilter.plan(text, [rule.trigger_spec() for rule in rules], summary, fixes=True)
         planned = (tree, summary, plan, engine.chunks_of(text, plan, summary, rules))
-        _PLANNED.put((text, rules), planned, len(text))
+        if len(text) <= PLANNED_CHARACTERS:
+            _PLANNED.put((text, rules), planned, len(text))
     return planned
 
 
@@ -100,6 +102,13 @@ def parsed(source: str, rules: tuple[type[Rule], ...]) -> ast.Module | None:
         return _planned(text, rules)[0]
     except engine.AnalysisError:
         return None
+
+
+def _lint_source(text: str, rules: Sequence[type[Rule]]) -> tuple[Sequence[engine.Finding], str | None]:
+    try:
+        return engine.lint_source(text, rules=rules), None
+    except engine.AnalysisError as error:
+        return error.findings, str(error)
 
 
 def _holding(chunks: list[engine.Chunk], line: int, plan: prefilter.Plan) -> list[engine.Chunk]:
@@ -198,11 +207,9 @@ def _is_preamble(statement: ast.stmt, position: int) -> bool:
     return isinstance(statement, ast.ImportFrom) and statement.module == "__future__" and not statement.level
 
 
-def _check(before: str, after: str, code: str, lint: Lint) -> None:
-    """As ``fix_source`` checks its result: no finding more of any code, one fewer of ``code``."""
-    old, old_failure = lint(before)
-    if old_failure is not None:
-        raise fixer.FixError(f"the file is not wholly analysed, so the fix cannot be checked ({old_failure})")
+def _check(old: Sequence[engine.Finding], after: str, code: str, lint: Lint) -> None:
+    """As ``fix_source`` checks its result: no finding more of any code than ``old`` (the
+    findings before), one fewer of ``code``."""
     new, new_failure = lint(after)
     if new_failure is not None:
         raise fixer.FixError(f"the fixed code cannot be analysed ({new_failure})")

@@ -41,7 +41,7 @@ _FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=8, characters=4_000_000
 
 
 def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "",
-              lint: chunk_fix.Lint = chunk_fix._lint_source) -> FixEdits:
+              lint: chunk_fix.Lint | None = None) -> FixEdits:
     """The edits of ``finding``'s fix (safe or not: the user picked this one), applied to
     its chunk; ``lint`` re-lints the fixed text. No fix rewrites a line holding
     ``kept_lines`` (a notebook's cell marks and stand-ins)."""

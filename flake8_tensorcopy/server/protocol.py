@@ -408,7 +408,8 @@ def build_server() -> TensorCopyServer:
         actions = []
         if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
             found, before = await ls.on_lint_thread(lambda: (
-                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules)))
+                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules)),
+                urgent=False)
             lint = ls.lint_for_fixes(settings.rules, linted, before)
             actions = await ls.on_fix_thread(
                 lambda: [action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint)])

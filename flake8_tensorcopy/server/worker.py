@@ -1,7 +1,7 @@
-"""The lint thread: one thread (the engine and its caches are not thread-safe) that runs
-what the editor waits on to show (pulls, pushes, hovers) before the pieces of the code
-actions (one finding's quick fix each: a chunk parsed and the fixed file re-linted), so
-that a pull sent behind a code action waits for one piece at most, not for all of it."""
+"""The lint thread: one thread (the linter and its caches are not thread-safe) that runs
+what the editor waits on to show (pulls, pushes, hovers) before what code actions ask of
+it (the findings under the cursor, whether a fix-all applies: a whole lint when the text
+is new), so that a pull sent behind a code action does not queue behind its work."""
 
 from __future__ import annotations
 
