@@ -3,6 +3,7 @@ costs memory only while it is analysed (the server runs as long as the editor do
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ def test_the_compiled_triggers_are_bounded_however_many_aliases():
     specs = [rule.trigger_spec() for rule in ALL_RULES if rule.trigger_spec().trigger_imports]
     assert specs
     for number in range(4_000):
-        imports = ImportTable.from_ast(__import__("ast").parse(f"from copy import deepcopy as dc_{number}\n"))
+        imports = ImportTable.from_ast(ast.parse(f"from copy import deepcopy as dc_{number}\n"))
         for spec in specs:
             spec.patterns(imports)
     info = prefilter._compiled.cache_info()
