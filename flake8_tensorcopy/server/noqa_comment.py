@@ -9,8 +9,8 @@ whole group, and the comment goes at the end of its last line (a comment cannot 
 a backslash). Every edit is checked with flake8's own matching before it is offered.
 
 Given the file's ``ast``, only the top-level statement that holds the line is tokenized:
-a statement is whole tokens, so its noqa groups are those the whole file has (a 3,000-line
-file takes some 100 ms to tokenize, each time the cursor moves).
+a statement is whole tokens, so its noqa groups are those the whole file has (the whole of
+a 3,000-line file took 230 ms, three tokenizations, each time the cursor moved).
 """
 
 from __future__ import annotations
