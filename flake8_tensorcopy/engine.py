@@ -134,28 +134,11 @@ def lint_planned(
     source = prefilter.normalise_newlines(source)
     if not plan.needs_parse:
         return []
-    lines = source.split("\n")
-    # (where, its source, its line offset, the qualified name of the scope around it, its rules)
-    if plan.whole_file:
-        chunks = [("the whole file", source, 0, "", rules)]
-    else:
-        chunks = [
-            (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first), rules)
-            for first, last in plan.spans
-        ]
-        if plan.module_level is not None:
-            chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, "", rules))
-        # A statement's findings need nothing around it: no scope (see Gate.statements).
-        chunks += [
-            (f"line {first}" if first == last else f"lines {first}-{last}", *_function_chunk(lines, first, last), "",
-             [rule for rule in rules if rule.code in codes])
-            for first, last, codes in plan.statements
-        ]
     lint = lint_chunk if chunk_linter is None else chunk_linter
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
     parsed = False
-    for where, chunk, offset, scope, chunk_rules in chunks:
+    for where, chunk, offset, scope, chunk_rules, _ in chunks_of(source, plan, summary, rules):
         if budget is not None and (reason := budget.spend(chunk)):
             unpaid.append(where)
             refusal = reason
@@ -174,6 +157,32 @@ def lint_planned(
     if skipped:
         raise AnalysisError("; ".join(skipped), sorted(findings))
     return sorted(findings)
+
+
+# (where, its source, its line offset, the qualified name of the scope around it, its
+# rules, the file's lines it holds: (first, last) or None for the module-level code)
+Chunk = tuple[str, str, int, str, Sequence[type[Rule]], tuple[int, int] | None]
+
+
+def chunks_of(source: str, plan: prefilter.Plan, summary: ModuleSummary, rules: Sequence[type[Rule]]) -> list[Chunk]:
+    """The parts of ``source`` (newlines normalised) that ``plan`` names, each as a module
+    parsed and analysed on its own."""
+    lines = source.split("\n")
+    if plan.whole_file:
+        return [("the whole file", source, 0, "", rules, (1, len(lines)))]
+    chunks: list[Chunk] = [
+        (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first), rules, (first, last))
+        for first, last in plan.spans
+    ]
+    if plan.module_level is not None:
+        chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, "", rules, None))
+    # A statement's findings need nothing around it: no scope (see Gate.statements).
+    chunks += [
+        (f"line {first}" if first == last else f"lines {first}-{last}", *_function_chunk(lines, first, last), "",
+         [rule for rule in rules if rule.code in codes], (first, last))
+        for first, last, codes in plan.statements
+    ]
+    return chunks
 
 
 @contextlib.contextmanager
@@ -234,6 +243,9 @@ def _parse(source: str) -> cst.Module:
 # exhausts Python's default limit. Such code is retried on a thread with a big stack.
 _DEEP_RECURSION_LIMIT = 60_000
 _DEEP_STACK_BYTES = 512 * 1024 * 1024
+# The limit and the stack size are process-wide: one retry at a time sets and restores them
+# (the language server lints on one thread and fixes on another).
+_DEEP_SETTINGS = threading.Lock()
 
 
 def with_deep_recursion(work: Callable[[], object]) -> object:
@@ -250,16 +262,17 @@ def with_deep_recursion(work: Callable[[], object]) -> object:
         except BaseException as error:  # handed back to the caller's thread below
             outcome["error"] = error
 
-    previous_limit, previous_stack = sys.getrecursionlimit(), threading.stack_size()
-    try:
-        threading.stack_size(_DEEP_STACK_BYTES)
-        sys.setrecursionlimit(max(previous_limit, _DEEP_RECURSION_LIMIT))
-        thread = threading.Thread(target=deep, name="tensorcopy-deep")
-        thread.start()
-        thread.join()
-    finally:
-        threading.stack_size(previous_stack)
-        sys.setrecursionlimit(previous_limit)
+    with _DEEP_SETTINGS:
+        previous_limit, previous_stack = sys.getrecursionlimit(), threading.stack_size()
+        try:
+            threading.stack_size(_DEEP_STACK_BYTES)
+            sys.setrecursionlimit(max(previous_limit, _DEEP_RECURSION_LIMIT))
+            thread = threading.Thread(target=deep, name="tensorcopy-deep")
+            thread.start()
+            thread.join()
+        finally:
+            threading.stack_size(previous_stack)
+            sys.setrecursionlimit(previous_limit)
     if isinstance(outcome.get("error"), RecursionError):
         raise AnalysisError("too deeply nested for LibCST") from None
     if "error" in outcome:

@@ -215,8 +215,10 @@ def _non_overlapping(candidates: list[tuple[Report, int]]) -> list[tuple[Report,
 
 
 # -- applying them ---------------------------------------------------------------------
-def _apply(module: cst.Module, fixes: Iterable[Fix], keep_lines_with: str = "") -> tuple[str, list[str]]:
-    """The code of ``module`` with ``fixes`` applied, and the import statements added."""
+def _apply(module: cst.Module, fixes: Iterable[Fix], keep_lines_with: str = "",
+           add_imports: bool = True) -> tuple[str, list[str]]:
+    """The code of ``module`` with ``fixes`` applied, and the import statements added
+    (without ``add_imports``: those it needs and lacks, for the caller to add)."""
     replacements: dict[int, object] = {}
     wraps: dict[int, str] = {}
     needed: list[str] = []
@@ -236,7 +238,7 @@ def _apply(module: cst.Module, fixes: Iterable[Fix], keep_lines_with: str = "") 
     def transform() -> tuple[str, list[str]]:
         updated = module.visit(_Applier(replacements, wraps, keep_lines_with))
         added = [statement for statement in needed if not _has_import(updated, statement)]
-        if added:
+        if added and add_imports:
             updated = _add_imports(updated, added)
         return updated.code, added
 

@@ -67,7 +67,7 @@ class TriggerSpec:
         return [_compiled(p) for p in patterns]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # bounded: each import alias of a trigger makes a new pattern
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 

@@ -132,7 +132,7 @@ class Walker:
         return plan
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # bounded: one per set of rules a chunk is analysed with
 def _plans_for(visitor_classes: tuple[type, ...]) -> dict[type, _NodePlan]:
     """The node plans shared by every walk with these visitor classes (filled as types appear)."""
     for visitor_class in visitor_classes:

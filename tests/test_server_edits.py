@@ -3,10 +3,12 @@ minimal edits, and the noqa comment edit (checked against flake8's own matching)
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from flake8_tensorcopy import noqa
-from flake8_tensorcopy.server.fixes import minimal_edits
+from flake8_tensorcopy.server.fixes import Edit, minimal_edits
 from flake8_tensorcopy.server.noqa_comment import noqa_edit
 from flake8_tensorcopy.server.text import LineIndex, Position
 
@@ -22,6 +24,10 @@ def test_positions_round_trip_in_each_encoding(encoding, character):
 
 def _edited(source: str, line: int, code: str) -> str | None:
     edit = noqa_edit(source, line, code)
+    # Given the tree, only the statement is tokenized: the same edit.
+    assert noqa_edit("import os\n\n" + source + "y = 2\n", line + 2, code, ast.parse(
+        "import os\n\n" + source + "y = 2\n")) == (None if edit is None else Edit(
+            edit.start + 11, edit.end + 11, edit.new_text))
     return None if edit is None else source[: edit.start] + edit.new_text + source[edit.end :]
 
 

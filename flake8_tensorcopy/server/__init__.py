@@ -6,7 +6,10 @@ the package imports this subpackage, so the flake8 plugin and the CLI never pay 
 The modules, from the protocol inwards:
 
 - ``protocol``: the pygls glue (document and notebook sync, debounced pushes, pull
-  diagnostics, code actions, hover, settings). The only module that imports pygls.
+  diagnostics, code actions, hover, settings).
+- ``rpc``: the connection (frames over stdio, pygls' protocol made fit to run all day).
+  With ``protocol``, the only modules that import pygls.
+- ``worker``: the lint thread, pulls and hovers before code actions' pieces.
 - ``documents``: what a document lints (itself, or its notebook's cells joined as the CLI
   joins them), with findings and edits mapped back to each document.
 - ``linting``: one text + settings -> the findings shown (``# noqa`` applied) and why
@@ -14,7 +17,8 @@ The modules, from the protocol inwards:
 - ``reuse``: the findings of unchanged chunks (functions, module-level code) carried
   over from one lint of a document to the next while what they asked of the rest of the
   file gets the same answers.
-- ``fixes``: a finding's quick fix and the fix-all, as minimal text edits (``fixer.py``).
+- ``fixes``: a finding's quick fix (``chunk_fix.py``: its chunk only) and the fix-all
+  (``fixer.py``), as minimal text edits.
 - ``noqa_comment``: the edit that adds or extends a line's ``# noqa:`` comment.
 - ``text``: offsets, code-point columns and LSP positions in utf-8/16/32.
 - ``settings``: the editor's settings, and the seam where project configuration will plug in.

@@ -1,7 +1,8 @@
 """Fixes as text edits: one finding's quick fix, and every fix at once.
 
-Both run ``fixer.fix_source`` (one fix alone with ``only=``), so an edit is offered only
-after the fixed code re-parsed and re-linted clean, as ``--fix`` checks it. The edits
+A quick fix is applied to the chunk that holds its finding (``chunk_fix``: a function,
+not the whole file), the fix-all by ``fixer.fix_source``; either is offered only after
+the fixed code re-parsed and re-linted clean, as ``--fix`` checks it. The edits
 are minimal: only the lines that changed, trimmed to the characters that changed, so a
 quick fix touches its finding's span (and the import it adds, if any) and nothing else.
 """
@@ -11,12 +12,12 @@ from __future__ import annotations
 import difflib
 import os.path
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from .. import engine, fixer
+from .. import chunk_fix, engine, fixer
 from ..rule import Rule
+from ..bounded import BoundedCache
 
 
 @dataclass(frozen=True)
@@ -34,26 +35,42 @@ class FixEdits:
     failure: str | None = None
 
 
-def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "") -> FixEdits:
-    """The edits of ``finding``'s fix (safe or not: the user picked this one). No fix
-    rewrites a line holding ``kept_lines`` (a notebook's cell marks and stand-ins)."""
-    return _fixed(text, tuple(rules), True, (finding.line, finding.col, finding.code), kept_lines)
+# Code-action requests repeat as the cursor moves; the text rarely changes. Bounded by the
+# texts they hold: a 3,000-line file is some 110,000 characters.
+_QUICK_FIXES: BoundedCache[FixEdits] = BoundedCache(entries=256, characters=1_000_000)
+_FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=8, characters=1_000_000)
+
+
+def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "",
+              lint: chunk_fix.Lint | None = None) -> FixEdits:
+    """The edits of ``finding``'s fix (safe or not: the user picked this one), applied to
+    its chunk; ``lint`` re-lints the fixed text. No fix rewrites a line holding
+    ``kept_lines`` (a notebook's cell marks and stand-ins)."""
+    only = (finding.line, finding.col, finding.code)
+    key = (text, tuple(rules), only, kept_lines)
+    edits = _QUICK_FIXES.get(key)
+    if edits is None:
+        edits = _edits(text, lambda: chunk_fix.fix_finding(text, only, rules, keep_lines_with=kept_lines, lint=lint))
+        _QUICK_FIXES.put(key, edits, len(text))
+    return edits
 
 
 def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "") -> FixEdits:
-    return _fixed(text, tuple(rules), unsafe, None, kept_lines)
+    key = (text, tuple(rules), unsafe, kept_lines)
+    edits = _FIX_ALLS.get(key)
+    if edits is None:
+        edits = _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines).source)
+        _FIX_ALLS.put(key, edits, len(text))
+    return edits
 
 
-@lru_cache(maxsize=32)  # code-action requests repeat as the cursor moves; the text rarely changes
-def _fixed(text: str, rules: tuple[type[Rule], ...], unsafe: bool, only: tuple[int, int, str] | None,
-           kept_lines: str) -> FixEdits:
+def _edits(text: str, fixed: Callable[[], str]) -> FixEdits:
     try:
-        result = fixer.fix_source(text, rules, unsafe=unsafe, only=only, keep_lines_with=kept_lines)
+        return FixEdits(tuple(minimal_edits(text, fixed())))
     except (fixer.FixError, engine.AnalysisError) as error:
         return FixEdits((), str(error))
     except Exception as error:  # a bug of ours: no edit, and the server lives on
         return FixEdits((), f"internal error ({type(error).__name__}: {error}); please report it")
-    return FixEdits(tuple(minimal_edits(text, result.source)))
 
 
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -65,11 +82,21 @@ def minimal_edits(old: str, new: str) -> list[Edit]:
     old_lines, new_lines = _LINES.findall(old), _LINES.findall(new)
     old_starts = _offsets(old_lines)
     new_starts = _offsets(new_lines)
+    # The lines before the first change and after the last are the same: difflib, quadratic
+    # at worst, compares only the lines between (a fix in one function of a 3,000-line file).
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old_lines), len(new_lines)) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
     edits = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_lines[head : len(old_lines) - tail],
+                                      new_lines[head : len(new_lines) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         start, end = old_starts[i1], old_starts[i2]
         replacement = new[new_starts[j1] : new_starts[j2]]
         original = old[start:end]

@@ -5,20 +5,28 @@ The same core as the CLI and the flake8 plugin (``engine.lint_source``); no flak
 process. Results are cached by (text, rules): an unchanged text (a save, an undo back
 to a text seen before, a pull after a push) is never linted twice. A changed text
 reuses the findings of its unchanged chunks (``reuse``).
+
+What one document may cost is bounded: a text over ``MAX_SERVED_TOKENS`` is not analysed
+at all (LibCST would only see the first ``limits.MAX_ANALYSED_TOKENS`` of it, while the
+``ast`` and the summary of a 50,000-line file take hundreds of MB), and after each lint
+the C heap's free pages go back to the system, as the CLI gives them back per file.
 """
 
 from __future__ import annotations
 
 import traceback
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import engine, noqa
+from .. import engine, limits, memory, noqa
 from ..rule import Rule
+from ..bounded import BoundedCache
 from .reuse import ChunkReuse
 
 CACHED_TEXTS = 16  # a few per open document: undo/redo and pulls hit them
+CACHED_CHARACTERS = 4_000_000  # ... and a few large ones, not sixteen
+# Five times what LibCST may analyse of a file: some 20,000 lines of training code.
+MAX_SERVED_TOKENS = 5 * limits.MAX_ANALYSED_TOKENS
 
 
 @dataclass(frozen=True)
@@ -30,7 +38,7 @@ class Diagnosis:
 
 class Linter:
     def __init__(self) -> None:
-        self._cache: OrderedDict[tuple[str, tuple[type[Rule], ...]], Diagnosis] = OrderedDict()
+        self._cache: BoundedCache[Diagnosis] = BoundedCache(CACHED_TEXTS, CACHED_CHARACTERS)
         self.chunks = ChunkReuse()
 
     def diagnose(self, text: str, rules: Sequence[type[Rule]]) -> Diagnosis:
@@ -38,16 +46,17 @@ class Linter:
         diagnosis = self._cache.get(key)
         if diagnosis is None:
             diagnosis = diagnose(text, rules, self.chunks)
-            self._cache[key] = diagnosis
-            if len(self._cache) > CACHED_TEXTS:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
+            self._cache.put(key, diagnosis, len(text))
+            memory.release_freed()
         return diagnosis
 
 
 def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkLinter | None = None) -> Diagnosis:
     """Never raises: a bug of ours becomes a failure to log, not a dead server."""
+    if limits.Budget(MAX_SERVED_TOKENS).spend(text):
+        return Diagnosis((), f"not analysed: over the language server's limit of {MAX_SERVED_TOKENS:,} tokens a "
+                             "document (its syntax trees would hold hundreds of MB); the command line "
+                             f"`flake8-tensorcopy` analyses its first {limits.MAX_ANALYSED_TOKENS:,}")
     silencer = noqa.Silencer(text)
     if silencer.file_is_silenced():
         return Diagnosis(())

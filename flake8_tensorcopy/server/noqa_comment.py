@@ -7,10 +7,15 @@ already silences every TCP code, so there is nothing to add. Where a finding's l
 part of a multi-line string or a backslash-continued line, flake8 reads the noqa of the
 whole group, and the comment goes at the end of its last line (a comment cannot follow
 a backslash). Every edit is checked with flake8's own matching before it is offered.
+
+Given the file's ``ast``, only the top-level statement that holds the line is tokenized:
+a statement is whole tokens, so its noqa groups are those the whole file has (the whole of
+a 3,000-line file took 230 ms, three tokenizations, each time the cursor moved).
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 import tokenize
 
@@ -21,8 +26,16 @@ from .fixes import Edit
 from .text import LineIndex
 
 
-def noqa_edit(text: str, line: int, code: str) -> Edit | None:
-    """The edit that silences ``code`` on ``line`` (1-based); None when there is none to make."""
+def noqa_edit(text: str, line: int, code: str, tree: ast.Module | None = None) -> Edit | None:
+    """The edit that silences ``code`` on ``line`` (1-based); None when there is none to make.
+    ``tree``: the ``ast`` of ``text``, if known."""
+    if tree is not None:
+        first, last = _statement_lines(tree, line)
+        starts = LineIndex(text).starts
+        start = starts[first - 1]
+        end = starts[last] if last < len(starts) else len(text)
+        edit = noqa_edit(text[start:end], line - first + 1, code)
+        return None if edit is None else Edit(edit.start + start, edit.end + start, edit.new_text)
     if noqa.Silencer(text).silences(code, line):
         return None
     index = LineIndex(text)
@@ -41,6 +54,16 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
         edit = Edit(start_of_line + len(content), start_of_line + len(physical), f"  # noqa: {code}")
     edited = text[: edit.start] + edit.new_text + text[edit.end :]
     return edit if noqa.Silencer(edited).silences(code, line) else None
+
+
+def _statement_lines(tree: ast.Module, line: int) -> tuple[int, int]:
+    """(first, last) lines of the top-level statement that holds ``line``, decorators
+    included; ``line`` alone outside every statement."""
+    for statement in tree.body:
+        first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
+        if first <= line <= statement.end_lineno:
+            return first, statement.end_lineno
+    return line, line
 
 
 def _comment_line(text: str, line: int) -> int:

@@ -2,9 +2,14 @@
 
 Everything about Python code is decided elsewhere (``linting``, ``fixes``,
 ``noqa_comment``, ``documents``); this module converts positions (``text``), schedules
-the work and talks to the client. Lints run one at a time on a worker thread, so the
-connection stays responsive while a big or hostile document is analysed, and the
-engine's process-wide settings (recursion limit, cycle collector) are never raced.
+the work and talks to the client (``rpc``: the connection). Lints, hovers and quick
+Lints and hovers run one at a time on the lint thread (``worker``), so the connection
+stays responsive while a big or hostile document is analysed. Fixes run on a thread of
+their own, with a linter of their own to check them, so that no pull waits behind a code
+action: a quick fix (its chunk, then the fixed file re-linted: some 100 ms on a
+3,000-line file) and the fix-all (the whole file through the fixer: seconds), which a
+client that resolves code actions gets computed only when chosen
+(``codeAction/resolve``), not each time the cursor moves.
 
 Diagnostics are pulled (``textDocument/diagnostic``) by clients that declare pull
 support, and pushed (``textDocument/publishDiagnostics``) to the others: on open and
@@ -33,13 +38,15 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, config, docs, engine, notebook
+from .. import __version__, chunk_fix, config, docs, engine, limits, notebook
 from ..rules import ALL_RULES
 from . import fixes, text
 from .documents import Cell, JoinedNotebook, LoneDocument, Shown
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
+from .rpc import TensorCopyProtocol, serve_stdio
 from .settings import Settings, settings_for
+from .worker import Worker
 
 NAME = "flake8-tensorcopy"
 DEBOUNCE_S = 0.3
@@ -57,15 +64,23 @@ Linted = LoneDocument | JoinedNotebook
 
 class TensorCopyServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=TensorCopyProtocol)
         self.client_settings = Settings()
         self.linter = Linter()
-        self.lint_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-lint")
+        self.lint_thread = Worker("tensorcopy-lint")
+        # Fixes share nothing with the lint thread: their own linter checks what they fix.
+        self.fix_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-fix")
+        self.fix_linter = Linter()
         self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
         self.published: dict[str, set[str]] = {}  # notebook uri -> the cells last pushed to
         self.reported_failures: dict[str, str | None] = {}  # uri -> the failure last logged
         self.pushes = True  # False once the client says it pulls
         self.cells_pulled = False  # True once the client pulls a notebook cell's diagnostics
+
+    def report_server_error(self, error: Exception, source: object) -> None:
+        """An error outside any request (a notification's handler): logged for whoever
+        reads the log; a pop-up would only interrupt the user."""
+        self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"{NAME}: {error}"))
 
     # -- settings --------------------------------------------------------------------
     def settings(self, uri: str) -> Settings:
@@ -119,8 +134,38 @@ class TensorCopyServer(LanguageServer):
         return text.LineIndex(source, self.encoding())
 
     # -- linting ---------------------------------------------------------------------
-    async def on_lint_thread(self, work: Callable[[], Result]) -> Result:
-        return await asyncio.get_running_loop().run_in_executor(self.lint_thread, work)
+    async def on_lint_thread(self, work: Callable[[], Result], urgent: bool = True) -> Result:
+        """``work`` on the lint thread; what is not ``urgent`` waits for what is."""
+        return await asyncio.wrap_future(self.lint_thread.submit(work, urgent))
+
+    async def on_fix_thread(self, work: Callable[[], Result]) -> Result:
+        return await asyncio.get_running_loop().run_in_executor(self.fix_thread, work)
+
+    def lint_for_fixes(self, rules: list, linted: Linted,
+                       before: Diagnosis) -> Callable[[str], tuple[tuple[engine.Finding, ...], str | None]]:
+        """How a quick fix of ``linted`` checks its result (fix thread): ``before`` is the
+        lint of its text, the fix thread's own linter lints the fixed one."""
+        def lint(text: str) -> tuple[tuple[engine.Finding, ...], str | None]:
+            diagnosis = before if text == linted.module else self.fix_linter.diagnose(text, rules)
+            return diagnosis.findings, diagnosis.failure
+        return lint
+
+    async def fix_all(self, linted: Linted, settings: Settings, encoding: str) -> types.CodeAction | None:
+        """The fix-all action with its edit (on the fix thread); None, logged, when it has none."""
+        edit, failure = await self.on_fix_thread(lambda: fix_all_edit(linted, settings, encoding))
+        if edit is None:
+            self.no_fix_all(linted, failure)
+            return None
+        return fix_all_action(linted, settings, edit)
+
+    def no_fix_all(self, linted: Linted, why: str) -> None:
+        self.window_log_message(types.LogMessageParams(
+            types.MessageType.Warning, f"{NAME}: {linted.uri}: no fix-all: {linted.told(why)}"))
+
+    def resolves_edits(self) -> bool:
+        """Whether the client resolves a code action's edit when it is chosen."""
+        support = _capability(self.client_capabilities, "text_document", "code_action", "resolve_support")
+        return "edit" in (getattr(support, "properties", None) or ())
 
     async def diagnose(self, linted: Linted) -> Diagnosis:
         rules = self.settings(linted.uri).rules
@@ -180,6 +225,7 @@ class TensorCopyServer(LanguageServer):
         if stale is not None:
             stale.cancel()
         self.reported_failures.pop(uri, None)
+        self.reported_failures.pop(f"config:{uri}", None)
 
     def unpublish_notebook(self, uri: str, cells: set[str]) -> None:
         """Take back what was pushed for the notebook ``uri``: closed, or now pulled."""
@@ -245,6 +291,8 @@ def _workspace_edit(linted: Linted, edits: tuple[fixes.Edit, ...], encoding: str
     Raises :class:`notebook.NotebookError` when they cannot go into a notebook's cells."""
     changes = []
     for uri, document_edits in linted.edits(edits).items():
+        if not document_edits:
+            continue
         opened = linted.documents[uri]
         index = text.LineIndex(opened.text, encoding)
         changes.append(types.TextDocumentEdit(
@@ -347,7 +395,7 @@ def build_server() -> TensorCopyServer:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(
-            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True
         ),
     )
     async def code_actions(ls: TensorCopyServer, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -357,23 +405,34 @@ def build_server() -> TensorCopyServer:
         encoding = ls.encoding()
         only = params.context.only
 
-        def work() -> tuple[list[types.CodeAction], str | None]:
-            actions = []
-            if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
-                for found in ls.findings_in(linted, uri, params.range):
-                    actions.extend(quick_fixes(linted, uri, found, settings, encoding))
-            failure = None
-            if _wanted(FIX_ALL_KIND, only):
-                action, failure = fix_all_action(ls.linter, linted, settings, encoding)
-                if action is not None:
-                    actions.append(action)
-            return actions, failure
-
-        actions, failure = await ls.on_lint_thread(work)
-        if failure is not None:
-            ls.window_log_message(types.LogMessageParams(
-                types.MessageType.Warning, f"{NAME}: {linted.uri}: no fix-all: {linted.told(failure)}"))
+        actions = []
+        if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
+            found, before = await ls.on_lint_thread(lambda: (
+                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules)),
+                urgent=False)
+            lint = ls.lint_for_fixes(settings.rules, linted, before)
+            actions = await ls.on_fix_thread(
+                lambda: [action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint)])
+        fixable = _wanted(FIX_ALL_KIND, only) and await ls.on_lint_thread(
+            lambda: fix_all_applies(ls.linter, linted, settings), urgent=False)
+        if fixable is True and only is None and ls.resolves_edits():  # computed if chosen
+            actions.append(fix_all_action(linted, settings, data={"uri": params.text_document.uri}))
+        elif fixable is True:
+            action = await ls.fix_all(linted, settings, encoding)
+            if action is not None:
+                actions.append(action)
+        elif fixable:
+            ls.no_fix_all(linted, fixable)
         return actions
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def resolve_code_action(ls: TensorCopyServer, action: types.CodeAction) -> types.CodeAction:
+        uri = action.data.get("uri") if isinstance(action.data, dict) else None
+        if action.kind != FIX_ALL_KIND or not isinstance(uri, str) or action.edit is not None:
+            return action
+        linted = ls.linted(uri)
+        resolved = await ls.fix_all(linted, ls.settings(linted.uri), ls.encoding())
+        return action if resolved is None else resolved
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: TensorCopyServer, params: types.HoverParams) -> types.Hover | None:
@@ -394,19 +453,21 @@ def build_server() -> TensorCopyServer:
     def shutdown(ls: TensorCopyServer, params: None) -> None:
         for task in ls.pending.values():
             task.cancel()
-        ls.lint_thread.shutdown(wait=False, cancel_futures=True)
+        ls.lint_thread.shutdown()
+        ls.fix_thread.shutdown(wait=False, cancel_futures=True)
 
     return server
 
 
-def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, encoding: str) -> list[types.CodeAction]:
+def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, encoding: str,
+                lint: Callable) -> list[types.CodeAction]:
     """The finding's fix (when it has one that applies cleanly), then its noqa action; each
     edits the documents ``linted`` spans (a fix in a cell may add its import to the first)."""
     finding = found.linted
     shown = diagnostic(found.shown, text.LineIndex(linted.documents[uri].text, encoding))
     actions = []
     if finding.fix is not None:
-        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines)
+        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint)
         edit = _edit_or_none(linted, fixed.edits, encoding)
         if edit is not None:
             unsafe = "" if finding.fix.safe else " (unsafe)"
@@ -417,7 +478,8 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
                 is_preferred=finding.fix.safe,
                 edit=edit,
             ))
-    silence = noqa_edit(linted.module, finding.line, finding.code)
+    tree = chunk_fix.parsed(linted.module, tuple(settings.rules))
+    silence = noqa_edit(linted.module, finding.line, finding.code, tree)
     edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
     if edit is not None:
         actions.append(types.CodeAction(
@@ -437,27 +499,36 @@ def _edit_or_none(linted: Linted, edits: tuple[fixes.Edit, ...], encoding: str) 
         return None
 
 
-def fix_all_action(linter: Linter, linted: Linted, settings: Settings,
-                   encoding: str) -> tuple[types.CodeAction | None, str | None]:
-    """The fix-all action when a shown finding has a fix it may apply; else why not, if
-    known. In a notebook it fixes every cell, whichever cell asked."""
+def fix_all_applies(linter: Linter, linted: Linted, settings: Settings) -> bool | str:
+    """True when a shown finding has a fix the fix-all may apply and the fixer takes a file
+    this size; else False, or why not (lint thread)."""
     diagnosis = linter.diagnose(linted.module, settings.rules)
     if not any(f.fix is not None and (f.fix.safe or settings.unsafe_fixes) for f in diagnosis.findings):
-        return None, None
+        return False
+    return limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(linted.module) or True
+
+
+def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit | None = None,
+                   data: object = None) -> types.CodeAction:
+    """The fix-all action: with its edit, or with the ``data`` to resolve it later. In a
+    notebook it fixes every cell, whichever cell asked."""
+    return types.CodeAction(
+        title=f"{NAME}: fix all {'' if settings.unsafe_fixes else 'safely '}fixable findings",
+        kind=FIX_ALL_KIND,
+        edit=edit,
+        data=data,
+    )
+
+
+def fix_all_edit(linted: Linted, settings: Settings, encoding: str) -> tuple[types.WorkspaceEdit | None, str | None]:
+    """The fix-all's edit (fix thread), or why there is none."""
     fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines)
     try:
         edit = _workspace_edit(linted, fixed.edits, encoding)
     except notebook.NotebookError as error:
         return None, str(error)
-    if edit is None:
-        return None, fixed.failure
-    return types.CodeAction(
-        title=f"{NAME}: fix all {'' if settings.unsafe_fixes else 'safely '}fixable findings",
-        kind=FIX_ALL_KIND,
-        edit=edit,
-    ), None
+    return edit, None if edit is not None else fixed.failure or "the fixes change nothing"
 
 
 def serve() -> int:
-    build_server().start_io()
-    return 0
+    return serve_stdio(build_server())

@@ -22,8 +22,8 @@ have left it, so the chunks after a reused one get the answers they would have g
 
 A question this module does not know (one added to the analysis later) is answered,
 and marks the chunk's findings as not reusable: never a stale finding, at worst no gain.
-Bounded: the results of the ``CACHED_CHUNKS`` chunks used last. Not thread-safe: the
-server lints on one thread.
+Bounded: the results of the ``CACHED_CHUNKS`` chunks used last, holding at most
+``CACHED_CHARACTERS`` of chunk text. Not thread-safe: the server lints on one thread.
 """
 
 from __future__ import annotations
@@ -31,15 +31,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import engine
 from ..analysis.summary import Instance, ModuleSummary, ScopeFacts
 from ..rule import Rule
+from ..bounded import BoundedCache
 
 CACHED_CHUNKS = 512  # a few documents' chunks, and the versions of the one being edited
+CACHED_CHARACTERS = 4_000_000
 
 Question = tuple  # (what was asked, *its arguments)
 
@@ -54,8 +55,7 @@ class ChunkReuse:
     """An ``engine.ChunkLinter`` that reuses the findings of chunks it analysed before."""
 
     def __init__(self, size: int = CACHED_CHUNKS) -> None:
-        self._results: OrderedDict[tuple, _Result] = OrderedDict()
-        self._size = size
+        self._results: BoundedCache[_Result] = BoundedCache(size, CACHED_CHARACTERS)
         self.reused = 0  # chunks answered from earlier results (for tests and benchmarks)
 
     def __len__(self) -> int:
@@ -66,18 +66,14 @@ class ChunkReuse:
         key = (chunk, scope, tuple(rules), ends)
         known = self._results.get(key)
         if known is not None and _answered_alike(summary, known.asked):
-            self._results.move_to_end(key)
             self.reused += 1
             return [_moved(finding, line_offset) for finding in known.findings]
         recorder = _Recorder(summary)
         findings = engine.lint_chunk(chunk, 0, recorder, scope, rules, ends)
         if recorder.complete:
-            self._results[key] = _Result(tuple(findings), tuple(recorder.asked))
-            self._results.move_to_end(key)
-            if len(self._results) > self._size:
-                self._results.popitem(last=False)
+            self._results.put(key, _Result(tuple(findings), tuple(recorder.asked)), len(chunk))
         else:
-            self._results.pop(key, None)
+            self._results.pop(key)
         return [_moved(finding, line_offset) for finding in findings]
 
 

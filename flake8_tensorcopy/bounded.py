@@ -1,0 +1,48 @@
+"""A least-recently-used cache bounded twice: by entries, and by the characters of text
+its entries hold. The server runs all day on documents of any size: a count alone lets
+sixteen 1 MB documents stay resident, a size alone lets a million tiny entries."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+Value = TypeVar("Value")
+
+
+class BoundedCache(Generic[Value]):
+    def __init__(self, entries: int, characters: int) -> None:
+        self._items: OrderedDict[Hashable, tuple[Value, int]] = OrderedDict()
+        self._entries = entries
+        self._characters = characters
+        self.characters = 0  # held now
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: Hashable) -> Value | None:
+        item = self._items.get(key)
+        if item is None:
+            return None
+        self._items.move_to_end(key)
+        return item[0]
+
+    def put(self, key: Hashable, value: Value, characters: int) -> None:
+        """Keep ``value`` (which holds ``characters`` of text); the least recently used
+        entries go while either bound is passed. The newest entry always stays."""
+        self.pop(key)
+        self._items[key] = (value, characters)
+        self.characters += characters
+        while len(self._items) > 1 and (len(self._items) > self._entries or self.characters > self._characters):
+            _, (_, size) = self._items.popitem(last=False)
+            self.characters -= size
+
+    def pop(self, key: Hashable) -> None:
+        item = self._items.pop(key, None)
+        if item is not None:
+            self.characters -= item[1]
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.characters = 0
