@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from . import engine, fixer, positions, prefilter
+from .analysis import project
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
 from .rule import Report, Rule
@@ -35,11 +36,12 @@ Lint = Callable[[str], tuple[Sequence[engine.Finding], str | None]]
 
 
 def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Rule]], *,
-                keep_lines_with: str = "", lint: Lint | None = None) -> str:
+                keep_lines_with: str = "", lint: Lint | None = None, path: str | None = None) -> str:
     """``source`` with the fix of the finding at ``only`` = (line, column, code) applied;
-    ``lint`` checks it (by default ``engine.lint_source`` with ``rules``). Raises
-    :class:`fixer.FixError` or :class:`engine.AnalysisError`."""
-    lint = lint or (lambda text: _lint_source(text, rules))
+    ``lint`` checks it (by default ``engine.lint_source`` with ``rules``); ``path`` is the
+    file's, whose project the analysis reads. Raises :class:`fixer.FixError` or
+    :class:`engine.AnalysisError`."""
+    lint = lint or (lambda text: _lint_source(text, rules, path))
     before, failure = lint(source)
     if failure is not None:
         raise fixer.FixError(f"the file is not wholly analysed, so no fix can be checked ({failure})")
@@ -47,7 +49,7 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     newline = "\r\n" if "\r\n" in source else "\r" if "\r" in source else "\n"
     if text.replace("\n", newline) != source:
         raise fixer.FixError("the file mixes line endings; `flake8-tensorcopy --fix` can fix it")
-    tree, summary, plan, chunks = _planned(text, tuple(rules))
+    tree, summary, plan, chunks = _planned(text, tuple(rules), path)
     lines = text.split("\n")
     for chunk in _holding(chunks, only[0], plan):
         found = _report_at(chunk, summary, only)
@@ -82,31 +84,32 @@ PLANNED_CHARACTERS = 400_000
 _PLANNED: BoundedCache[tuple] = BoundedCache(entries=1, characters=PLANNED_CHARACTERS)
 
 
-def _planned(text: str, rules: tuple[type[Rule], ...]) -> tuple[ast.Module, ModuleSummary, prefilter.Plan,
-                                                                 list[engine.Chunk]]:
-    planned = _PLANNED.get((text, rules))
+def _planned(text: str, rules: tuple[type[Rule], ...], path: str | None = None
+             ) -> tuple[ast.Module, ModuleSummary, prefilter.Plan, list[engine.Chunk]]:
+    key = (text, rules, path, project.generation())
+    planned = _PLANNED.get(key)
     if planned is None:
         tree = engine.parse_ast(text)
-        summary = ModuleSummary.of(tree, text)
+        summary = ModuleSummary.of(tree, text, path)
         plan = prefilter.plan(text, [rule.trigger_spec() for rule in rules], summary, fixes=True)
         planned = (tree, summary, plan, engine.chunks_of(text, plan, summary, rules))
         if len(text) <= PLANNED_CHARACTERS:
-            _PLANNED.put((text, rules), planned, len(text))
+            _PLANNED.put(key, planned, len(text))
     return planned
 
 
-def parsed(source: str, rules: tuple[type[Rule], ...]) -> ast.Module | None:
+def parsed(source: str, rules: tuple[type[Rule], ...], path: str | None = None) -> ast.Module | None:
     """The ``ast`` of ``source`` as analysed for its quick fixes; None when it does not parse."""
     text = prefilter.normalise_newlines(source)
     try:
-        return _planned(text, rules)[0]
+        return _planned(text, rules, path)[0]
     except engine.AnalysisError:
         return None
 
 
-def _lint_source(text: str, rules: Sequence[type[Rule]]) -> tuple[Sequence[engine.Finding], str | None]:
+def _lint_source(text: str, rules: Sequence[type[Rule]], path: str | None) -> tuple[Sequence[engine.Finding], str | None]:
     try:
-        return engine.lint_source(text, rules=rules), None
+        return engine.lint_source(text, rules=rules, path=path), None
     except engine.AnalysisError as error:
         return error.findings, str(error)
 

@@ -245,19 +245,39 @@ class Project:
         """Files were added, removed or changed on disk: read the tree again when asked."""
         self._words = None
         self._files.clear()
+        _changed()
 
     # -- the language server's open documents ---------------------------------------
     def overlay(self, path: str, text: str | None) -> None:
         """Read ``path`` as ``text`` (an editor's unsaved buffer); None: from disk again."""
         path = os.path.realpath(path)
+        if self._buffers.get(path) == text:
+            return
         if text is None:
             self._buffers.pop(path, None)
         else:
             self._buffers[path] = text
+        _changed()
 
 
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
 _CACHED_PROJECTS = 8
+_GENERATION = [0]  # counts what may have changed another module's answers (see ``generation``)
+
+
+def generation() -> int:
+    """A number that changes whenever an editor's buffer or the files of a project may have
+    changed what a file's analysis reads of its project: a long-lived process (the language
+    server) keys what it keeps of a lint on it."""
+    return _GENERATION[0]
+
+
+def _changed() -> None:
+    _GENERATION[0] += 1
+
+
+def every_project() -> list[Project]:
+    return list(_PROJECTS.values())
 
 
 def locate(filename: str | None) -> tuple[Project, str] | None:

@@ -14,9 +14,17 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pygls.uris import to_fs_path
+
 from .. import engine, notebook, prefilter
 from .fixes import Edit, minimal_edits
 from .text import UTF32, LineIndex
+
+
+def file_path(uri: str) -> str | None:
+    """The file a ``file:`` URI names (whose project the analysis reads); None for others
+    (``untitled:``, ``vscode-notebook-cell:``...)."""
+    return to_fs_path(uri) if uri.startswith("file:") else None
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ class LoneDocument:
 
     def __init__(self, uri: str, text: str, version: int | None) -> None:
         self.uri = uri  # whose settings apply, and under which failures are logged
+        self.path = file_path(uri)  # the file, whose project is read
         self.module = text
         self.documents = {uri: Opened(text, version)}
 
@@ -70,6 +79,7 @@ class JoinedNotebook:
 
     def __init__(self, uri: str, cells: Sequence[Cell]) -> None:
         self.uri = uri
+        self.path = file_path(uri)  # the .ipynb file, whose project is read
         self.documents = {cell.uri: Opened(cell.text, cell.version) for cell in cells}
         self._uris = {cell.number: cell.uri for cell in cells}
         # The CLI splits a cell at "\n"; an editor's cell may also end lines with "\r\n" or

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import chunk_fix, engine, fixer
+from ..analysis import project
 from ..rule import Rule
 from ..bounded import BoundedCache
 
@@ -42,24 +43,28 @@ _FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=8, characters=1_000_000
 
 
 def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "",
-              lint: chunk_fix.Lint | None = None) -> FixEdits:
+              lint: chunk_fix.Lint | None = None, path: str | None = None) -> FixEdits:
     """The edits of ``finding``'s fix (safe or not: the user picked this one), applied to
     its chunk; ``lint`` re-lints the fixed text. No fix rewrites a line holding
-    ``kept_lines`` (a notebook's cell marks and stand-ins)."""
+    ``kept_lines`` (a notebook's cell marks and stand-ins). ``path``: the file's, whose
+    project the analysis reads."""
     only = (finding.line, finding.col, finding.code)
-    key = (text, tuple(rules), only, kept_lines)
+    key = (text, tuple(rules), only, kept_lines, path, project.generation())
     edits = _QUICK_FIXES.get(key)
     if edits is None:
-        edits = _edits(text, lambda: chunk_fix.fix_finding(text, only, rules, keep_lines_with=kept_lines, lint=lint))
+        edits = _edits(text, lambda: chunk_fix.fix_finding(text, only, rules, keep_lines_with=kept_lines, lint=lint,
+                                                           path=path))
         _QUICK_FIXES.put(key, edits, len(text))
     return edits
 
 
-def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "") -> FixEdits:
-    key = (text, tuple(rules), unsafe, kept_lines)
+def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "",
+            path: str | None = None) -> FixEdits:
+    key = (text, tuple(rules), unsafe, kept_lines, path, project.generation())
     edits = _FIX_ALLS.get(key)
     if edits is None:
-        edits = _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines).source)
+        edits = _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines,
+                                                      path=path).source)
         _FIX_ALLS.put(key, edits, len(text))
     return edits
 

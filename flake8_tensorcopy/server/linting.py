@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import engine, limits, memory, noqa
+from ..analysis import project
 from ..rule import Rule
 from ..bounded import BoundedCache
 from .reuse import ChunkReuse
@@ -41,17 +42,20 @@ class Linter:
         self._cache: BoundedCache[Diagnosis] = BoundedCache(CACHED_TEXTS, CACHED_CHARACTERS)
         self.chunks = ChunkReuse()
 
-    def diagnose(self, text: str, rules: Sequence[type[Rule]]) -> Diagnosis:
-        key = (text, tuple(rules))
+    def diagnose(self, text: str, rules: Sequence[type[Rule]], path: str | None = None) -> Diagnosis:
+        """``path``: the document's file, from which its project is read (the open documents
+        as the editor has them); the lint of a text is kept while no module may have changed."""
+        key = (text, tuple(rules), path, project.generation())
         diagnosis = self._cache.get(key)
         if diagnosis is None:
-            diagnosis = diagnose(text, rules, self.chunks)
+            diagnosis = diagnose(text, rules, self.chunks, path)
             self._cache.put(key, diagnosis, len(text))
             memory.release_freed()
         return diagnosis
 
 
-def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkLinter | None = None) -> Diagnosis:
+def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkLinter | None = None,
+             path: str | None = None) -> Diagnosis:
     """Never raises: a bug of ours becomes a failure to log, not a dead server."""
     if limits.Budget(MAX_SERVED_TOKENS).spend(text):
         return Diagnosis((), f"not analysed: over the language server's limit of {MAX_SERVED_TOKENS:,} tokens a "
@@ -62,7 +66,7 @@ def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkL
         return Diagnosis(())
     failure = None
     try:
-        findings = engine.lint_source(text, rules=rules, ends=True, chunk_linter=chunk_linter)
+        findings = engine.lint_source(text, rules=rules, ends=True, chunk_linter=chunk_linter, path=path)
     except engine.AnalysisError as error:
         findings, failure = error.findings, str(error)
     except Exception as error:

@@ -41,7 +41,8 @@ from pygls.uris import to_fs_path
 from .. import __version__, chunk_fix, config, docs, engine, limits, notebook
 from ..rules import ALL_RULES
 from . import fixes, text
-from .documents import Cell, JoinedNotebook, LoneDocument, Shown
+from ..analysis import project
+from .documents import Cell, JoinedNotebook, LoneDocument, Shown, file_path
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
 from .rpc import TensorCopyProtocol, serve_stdio
@@ -72,6 +73,7 @@ class TensorCopyServer(LanguageServer):
         self.fix_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-fix")
         self.fix_linter = Linter()
         self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
+        self.pending_refresh: asyncio.Task | None = None  # a debounced workspace/diagnostic/refresh
         self.published: dict[str, set[str]] = {}  # notebook uri -> the cells last pushed to
         self.reported_failures: dict[str, str | None] = {}  # uri -> the failure last logged
         self.pushes = True  # False once the client says it pulls
@@ -146,7 +148,7 @@ class TensorCopyServer(LanguageServer):
         """How a quick fix of ``linted`` checks its result (fix thread): ``before`` is the
         lint of its text, the fix thread's own linter lints the fixed one."""
         def lint(text: str) -> tuple[tuple[engine.Finding, ...], str | None]:
-            diagnosis = before if text == linted.module else self.fix_linter.diagnose(text, rules)
+            diagnosis = before if text == linted.module else self.fix_linter.diagnose(text, rules, linted.path)
             return diagnosis.findings, diagnosis.failure
         return lint
 
@@ -169,7 +171,7 @@ class TensorCopyServer(LanguageServer):
 
     async def diagnose(self, linted: Linted) -> Diagnosis:
         rules = self.settings(linted.uri).rules
-        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules))
+        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path))
         if self.reported_failures.get(linted.uri) != diagnosis.failure:  # once per new reason, not per keystroke
             self.reported_failures[linted.uri] = diagnosis.failure
             if diagnosis.failure is not None:
@@ -232,6 +234,45 @@ class TensorCopyServer(LanguageServer):
         for cell in cells | self.published.pop(uri, set()):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(cell, []))
 
+    # -- the project: open documents are what the others read of their modules -------
+    def buffer_changed(self, uri: str, text: str | None) -> None:
+        """The open document ``uri`` now holds ``text`` (None: closed, its file is read
+        again): the analyses of the project's other documents read it so, and lint again."""
+        path = file_path(uri)
+        located = project.locate(path) if path is not None and path.endswith(".py") else None
+        if located is None:
+            return
+        before = project.generation()
+        located[0].overlay(located[1], text)
+        if project.generation() != before:
+            self.others_changed(uri)
+
+    def files_changed(self) -> None:
+        """Files changed on disk (``workspace/didChangeWatchedFiles``): every project is
+        read again, every open document linted again."""
+        for known in project.every_project():
+            known.forget_files()
+        self.relint_all()
+
+    def others_changed(self, changed: str) -> None:
+        """A module changed: the other open documents may import or call it (debounced)."""
+        opened = [book.uri for book in self.workspace.notebook_documents.values()] + [
+            document.uri for document in self.workspace.text_documents.values()
+            if self.workspace.get_notebook_document(cell_uri=document.uri) is None and document.uri != changed
+        ]
+        for uri in opened:
+            if self.pushes_to(uri):
+                self.schedule_push(uri, DEBOUNCE_S)
+        if not all(map(self.pushes_to, opened)):
+            if self.pending_refresh is not None:
+                self.pending_refresh.cancel()
+            self.pending_refresh = asyncio.ensure_future(self._refresh_after(DEBOUNCE_S))
+
+    async def _refresh_after(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self.pending_refresh = None
+        self.refresh()
+
     def refresh(self) -> None:
         if _capability(self.client_capabilities, "workspace", "diagnostics", "refresh_support"):
             self.workspace_diagnostic_refresh(None)
@@ -251,7 +292,7 @@ class TensorCopyServer(LanguageServer):
     def findings_in(self, linted: Linted, uri: str, requested: types.Range) -> list[Shown]:
         """The findings shown in the document ``uri`` whose span meets ``requested``
         (cached lint; on the lint thread)."""
-        diagnosis = self.linter.diagnose(linted.module, self.settings(linted.uri).rules)
+        diagnosis = self.linter.diagnose(linted.module, self.settings(linted.uri).rules, linted.path)
         index = self.index(linted.documents[uri].text)
         first, last = index.column(_position(requested.start)), index.column(_position(requested.end))
         return [
@@ -334,13 +375,29 @@ def build_server() -> TensorCopyServer:
         ls.update_settings(params.settings, "settings")
         ls.relint_all()
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: TensorCopyServer, params: types.InitializedParams) -> None:
+        if _capability(ls.client_capabilities, "workspace", "did_change_watched_files", "dynamic_registration"):
+            ls.client_register_capability(types.RegistrationParams([types.Registration(
+                f"{NAME}-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(glob_pattern="**/*.py")]),
+            )]))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: TensorCopyServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed()
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TensorCopyServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.buffer_changed(params.text_document.uri, params.text_document.text)
         ls.schedule_push(params.text_document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TensorCopyServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule_push(params.text_document.uri, DEBOUNCE_S)
+        uri = params.text_document.uri
+        if unquote(uri) in ls.workspace.text_documents:
+            ls.buffer_changed(uri, ls.workspace.get_text_document(uri).source)
+        ls.schedule_push(uri, DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TensorCopyServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -350,6 +407,7 @@ def build_server() -> TensorCopyServer:
     def did_close(ls: TensorCopyServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.forget(uri)
+        ls.buffer_changed(uri, None)
         if ls.pushes:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
@@ -373,7 +431,7 @@ def build_server() -> TensorCopyServer:
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
-        types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=False, workspace_diagnostics=False),
+        types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=True, workspace_diagnostics=False),
     )
     async def pull_diagnostics(ls: TensorCopyServer, params: types.DocumentDiagnosticParams):
         linted = ls.linted(params.text_document.uri)
@@ -408,7 +466,7 @@ def build_server() -> TensorCopyServer:
         actions = []
         if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
             found, before = await ls.on_lint_thread(lambda: (
-                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules)),
+                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules, linted.path)),
                 urgent=False)
             lint = ls.lint_for_fixes(settings.rules, linted, before)
             actions = await ls.on_fix_thread(
@@ -467,7 +525,7 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
     shown = diagnostic(found.shown, text.LineIndex(linted.documents[uri].text, encoding))
     actions = []
     if finding.fix is not None:
-        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint)
+        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path)
         edit = _edit_or_none(linted, fixed.edits, encoding)
         if edit is not None:
             unsafe = "" if finding.fix.safe else " (unsafe)"
@@ -478,7 +536,7 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
                 is_preferred=finding.fix.safe,
                 edit=edit,
             ))
-    tree = chunk_fix.parsed(linted.module, tuple(settings.rules))
+    tree = chunk_fix.parsed(linted.module, tuple(settings.rules), linted.path)
     silence = noqa_edit(linted.module, finding.line, finding.code, tree)
     edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
     if edit is not None:
@@ -502,7 +560,7 @@ def _edit_or_none(linted: Linted, edits: tuple[fixes.Edit, ...], encoding: str) 
 def fix_all_applies(linter: Linter, linted: Linted, settings: Settings) -> bool | str:
     """True when a shown finding has a fix the fix-all may apply and the fixer takes a file
     this size; else False, or why not (lint thread)."""
-    diagnosis = linter.diagnose(linted.module, settings.rules)
+    diagnosis = linter.diagnose(linted.module, settings.rules, linted.path)
     if not any(f.fix is not None and (f.fix.safe or settings.unsafe_fixes) for f in diagnosis.findings):
         return False
     return limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(linted.module) or True
@@ -522,7 +580,7 @@ def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit
 
 def fix_all_edit(linted: Linted, settings: Settings, encoding: str) -> tuple[types.WorkspaceEdit | None, str | None]:
     """The fix-all's edit (fix thread), or why there is none."""
-    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines)
+    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines, linted.path)
     try:
         edit = _workspace_edit(linted, fixed.edits, encoding)
     except notebook.NotebookError as error:

@@ -1,0 +1,82 @@
+"""The language server reads the document's project as flake8 does: from disk, with the
+editor's open buffers laid over it. A change of one open module lints the documents that
+import it again (a refresh for a pulling client), and a file changed on disk reaches them
+through ``workspace/didChangeWatchedFiles``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest.importorskip("pytest_lsp")
+
+from lsprotocol import types  # noqa: E402
+
+from test_server import PULL, _pull, _replace_all, session  # noqa: E402
+
+HELPERS_ARRAY = "import numpy as np\n\n\ndef make_batch(n):\n    return np.zeros((n, 4))\n"
+HELPERS_TENSOR = "import torch\n\n\ndef make_batch(n):\n    return torch.randn(n, 4)\n"
+TRAIN = """\
+import torch
+
+from helpers import make_batch
+
+
+def step():
+    return torch.tensor(make_batch(8))
+"""
+
+
+def _project(root: Path) -> tuple[Path, Path]:
+    (root / "pyproject.toml").write_text("")
+    helpers, train = root / "helpers.py", root / "train.py"
+    helpers.write_text(HELPERS_ARRAY)
+    train.write_text(TRAIN)
+    return helpers, train
+
+
+def _open_file(client, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    return uri
+
+
+async def _codes(client, uri: str) -> list[tuple[str, int]]:
+    report = await _pull(client, uri)
+    return [(d.code, d.range.start.line + 1) for d in report.items]
+
+
+def _flake8(path: Path) -> list[tuple[str, int]]:
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TCP", path.name],
+                            cwd=path.parent, capture_output=True, text=True, timeout=300)
+    return [(line.split()[1], int(line.split(":")[1])) for line in result.stdout.splitlines()]
+
+
+@pytest.mark.asyncio
+async def test_open_buffers_are_what_the_other_documents_read(tmp_path: Path) -> None:
+    helpers, train = _project(tmp_path)
+    async with session(PULL) as client:
+        train_uri = _open_file(client, train, TRAIN)
+        assert await _codes(client, train_uri) == [] == _flake8(train)  # numpy: nothing to flag
+        helpers_uri = _open_file(client, helpers, HELPERS_ARRAY)
+        _replace_all(client, helpers_uri, HELPERS_TENSOR, 2)  # unsaved: only the buffer says so
+        assert await _codes(client, train_uri) == [("TCP005", 7)]
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(helpers_uri)))
+        assert await _codes(client, train_uri) == []  # closed unsaved: the file on disk again
+
+
+@pytest.mark.asyncio
+async def test_a_file_changed_on_disk_reaches_the_open_documents(tmp_path: Path) -> None:
+    helpers, train = _project(tmp_path)
+    async with session(PULL) as client:
+        train_uri = _open_file(client, train, TRAIN)
+        assert await _codes(client, train_uri) == []
+        helpers.write_text(HELPERS_TENSOR + "\n\n# now a tensor\n")  # another size: a new stamp
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(helpers.as_uri(), types.FileChangeType.Changed)]))
+        assert await _codes(client, train_uri) == [("TCP005", 7)] == _flake8(train)
