@@ -267,11 +267,12 @@ _NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.n
                       "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
 # In-place methods that change a tensor's shape or storage, not its values: through
 # `.data` they change a throwaway shallow copy and leave the tensor itself alone, so
-# dropping `.data` would change behaviour. No fix for them.
+# dropping `.data` would change behaviour. No fix for them. (`rename_`: named tensors,
+# gone from torch 2.13, kept for code written against older torch.)
 _METADATA_INPLACE = frozenset(
     """
     resize_ resize_as_ set_ as_strided_ squeeze_ unsqueeze_ t_ transpose_ swapdims_ swapaxes_
-    rename_ refine_names_ align_to_ unflatten_
+    rename_
     """.split()
 )
 # `E.data op= v` -> `E.method_(v)`: the in-place method each augmented operator calls.

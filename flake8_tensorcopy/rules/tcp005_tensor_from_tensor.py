@@ -7,7 +7,7 @@ import libcst as cst
 from ..inference import first_argument, method_call
 from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
 
-_LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool ComplexFloat ComplexDouble".split()
+_LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
 _LEGACY_CONSTRUCTORS = frozenset(
     f"torch.{module}{kind}Tensor" for kind in _LEGACY_TYPES for module in ("", "cuda.")
 )
