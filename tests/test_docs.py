@@ -28,6 +28,17 @@ def test_trigger_table_is_generated_from_the_rules():
     )
 
 
+@pytest.mark.parametrize("rule", RULES)
+def test_page_states_the_generated_accuracy_figures_once(rule):
+    """The figures come from `_accuracy.py` (generated from the committed corpus data by
+    `bench/accuracy/score.py --write`, checked by test_accuracy_tools), never by hand."""
+    assert rule.docs.known_problems.count(docs.ACCURACY) == 1
+    page = docs.render(rule)
+    assert docs.ACCURACY not in page
+    assert page.count("repositories of application code") == 1
+    assert page.count(docs.accuracy_sentence(rule.code)) == 1
+
+
 def test_no_page_without_a_rule():
     pages = {p.stem for p in (ROOT / "rules").glob("*.md")}
     assert pages == {rule.code for rule in ALL_RULES}
