@@ -108,10 +108,14 @@ def export_accuracy_corpus(destination: Path) -> None:
     print(f"  {result.stdout.strip()}", flush=True)
 
 
+# Bumped when corpus.py's export writes something more: v2 marks each repository's root.
+EXPORT_FORMAT = "v2"
+
+
 def app_corpus_path(cache_root: Path, repos_csv: Path = ACCURACY_REPOS) -> Path:
     """Where the accuracy corpus pinned by ``repos_csv`` is (or will be) exported."""
     digest = hashlib.sha256(repos_csv.read_bytes()).hexdigest()[:12]
-    return cache_root / f"app-corpus-{digest}"
+    return cache_root / f"app-corpus-{EXPORT_FORMAT}-{digest}"
 
 
 def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,

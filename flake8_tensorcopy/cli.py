@@ -327,7 +327,7 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     try:
         if source.encode(encoding) != data:
             raise fixer.FixError(f"its bytes do not survive decoding as {encoding} and encoding back")
-        result = fixer.fix_source(source, options.rules, unsafe=options.unsafe)
+        result = fixer.fix_source(source, options.rules, unsafe=options.unsafe, path=display)
         after = _lint(display, result.source, options)
         new_data = result.source.encode(encoding)
     except (fixer.FixError, engine.AnalysisError, UnicodeEncodeError) as error:
@@ -402,7 +402,7 @@ def process_notebook(display: str, path: Path | None, data: bytes, options: Opti
 
     try:
         result = fixer.fix_source(book.module, options.rules, unsafe=options.unsafe,
-                                  keep_lines_with=notebook.MARK)
+                                  keep_lines_with=notebook.MARK, path=display)
         fixed_book = book.with_module(result.source)
         after = _in_cells(fixed_book, _lint(display, fixed_book.module, options))
     except (fixer.FixError, engine.AnalysisError, notebook.NotebookError) as error:
@@ -437,7 +437,7 @@ def _in_cells(book: notebook.Notebook, located: Sequence[Located]) -> list[Locat
 def _lint(display: str, source: str, options: Options) -> list[Located]:
     if noqa.Silencer(source).file_is_silenced():
         return []
-    return _located(display, source, engine.lint_source(source, rules=options.rules), options)
+    return _located(display, source, engine.lint_source(source, rules=options.rules, path=display), options)
 
 
 def _located(display: str, source: str, findings: Sequence[engine.Finding], options: Options) -> list[Located]:

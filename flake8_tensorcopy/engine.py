@@ -80,8 +80,11 @@ def lint_source(
     fixes: bool = True,
     ends: bool = False,
     chunk_linter: ChunkLinter | None = None,
+    path: str | None = None,
 ) -> list[Finding]:
-    """Findings for ``source``. ``tree`` is its ``ast`` (flake8 passes the one it has).
+    """Findings for ``source``. ``tree`` is its ``ast`` (flake8 passes the one it has);
+    ``path`` is the file's name, from which its project's other modules are found (see
+    ``analysis/project.py``; None: the file alone, as for stdin).
     Without ``fixes`` the findings are the same but their fixes may be missing or
     judged with less context (what the flake8 plugin, which shows no fixes, asks for).
     With ``ends`` each finding also says where its node ends (what an editor underlines).
@@ -93,7 +96,7 @@ def lint_source(
     rules = rules_for() if rules is None else rules
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
-    summary = ModuleSummary.of(tree, source if shortcuts else None)
+    summary = ModuleSummary.of(tree, source if shortcuts else None, path)
     if shortcuts:
         plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary, fixes)
     else:

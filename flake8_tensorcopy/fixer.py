@@ -73,6 +73,7 @@ def fix_source(
     max_passes: int = MAX_PASSES,
     keep_lines_with: str = "",
     only: tuple[int, int, str] | None = None,
+    path: str | None = None,
 ) -> FixResult:
     """``source`` with every applicable fix applied. Raises :class:`FixError` or
     :class:`engine.AnalysisError`; the caller then keeps ``source``.
@@ -80,7 +81,8 @@ def fix_source(
     A fix that would rewrite or re-indent a line holding ``keep_lines_with`` (a notebook's
     stand-in for IPython syntax) is not applied: its finding stays. ``only`` = ``(line,
     column, code)`` of one finding: apply that finding's fix alone, in one pass (an editor's
-    quick fix), checked like the others.
+    quick fix), checked like the others. ``path``: the file's name, so that the fixes see
+    what its findings saw of the project (``engine.lint_source``).
     """
     rules = engine.rules_for() if rules is None else rules
     too_big = limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(source)
@@ -91,7 +93,7 @@ def fix_source(
     text = source
     for _ in range(max_passes + 1):
         try:
-            module, reports, starts = _analyse(text, rules)
+            module, reports, starts = _analyse(text, rules, path)
         except engine.AnalysisError as error:
             if text is source:
                 raise
@@ -136,7 +138,9 @@ def fix_source(
     return result
 
 
-def _analyse(text: str, rules: Sequence[type[Rule]]) -> tuple[cst.Module, list[Report], list[tuple[int, int]]]:
+def _analyse(
+    text: str, rules: Sequence[type[Rule]], path: str | None
+) -> tuple[cst.Module, list[Report], list[tuple[int, int]]]:
     """Parse ``text`` both ways and run the rules: (module, reports, where each report starts)."""
     try:
         tree = ast.parse(text)
@@ -145,7 +149,7 @@ def _analyse(text: str, rules: Sequence[type[Rule]]) -> tuple[cst.Module, list[R
 
     def work() -> tuple[cst.Module, list[Report], list[tuple[int, int]]]:
         module = engine.parse(text)
-        reports = engine.analyse_module(module, ModuleSummary.of(tree), rules)
+        reports = engine.analyse_module(module, ModuleSummary.of(tree, None, path), rules)
         starts: list[tuple[int, int]] = []
         if reports:
             where = positions.starts(module, [report.node for report in reports])

@@ -71,8 +71,9 @@ def _any_between(sorted_numbers: list[int], first: int, last: int) -> bool:
 class ImportTable:
     """Local name -> dotted name, for every import anywhere in the file."""
 
-    def __init__(self, aliases: dict[str, str]) -> None:
+    def __init__(self, aliases: dict[str, str], stars: tuple[str, ...] = ()) -> None:
         self.aliases = aliases
+        self.stars = stars  # the modules of ``from m import *``, as dotted (maybe relative) names
 
     @classmethod
     def from_ast(cls, tree: ast.Module, source: str | None = None) -> ImportTable:
@@ -84,6 +85,7 @@ class ImportTable:
             return import_lines is None or _any_between(import_lines, statement.lineno, statement.end_lineno)
 
         aliases: dict[str, str] = {}
+        stars: list[str] = []
         for statement in iter_statements(tree, into=says_import):
             if isinstance(statement, ast.Import):
                 for alias in statement.names:
@@ -92,11 +94,22 @@ class ImportTable:
                     else:
                         top = alias.name.partition(".")[0]
                         aliases[top] = top
-            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            elif isinstance(statement, ast.ImportFrom):
+                # A relative import keeps its dots (``from ..data import load`` gives
+                # ``..data.load``): no library's name starts so, and the project's
+                # resolver (``analysis/project.py``) reads the module from them.
+                prefix = "." * statement.level + (f"{statement.module}." if statement.module else "")
                 for alias in statement.names:
                     if alias.name != "*":
-                        aliases[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
-        return cls(aliases)
+                        aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
+                    else:
+                        stars.append(prefix[:-1] if statement.module else prefix)
+        return cls(aliases, tuple(stars))
+
+    def with_stars(self, aliases: dict[str, str]) -> ImportTable:
+        """The table with what ``from m import *`` brought in (``aliases``, read from the
+        modules), below the names the file imports itself."""
+        return ImportTable({**aliases, **self.aliases}, self.stars)
 
     def qualify(self, node: cst.CSTNode) -> str | None:
         """The dotted name of ``th.nn.init.normal_``-like expressions, or None."""

@@ -313,9 +313,11 @@ class Inference:
         if isinstance(node, cst.Attribute) and self.summary is not None:
             receiver = self.summarised(node.value)
             if isinstance(receiver, Instance):
-                return self.summary.attribute(receiver.cls, node.attr.value)
+                return self.summary.attribute(receiver, node.attr.value)
             if receiver == Holds.DISTRIBUTION and node.attr.value in DISTRIBUTION_TENSOR_PROPERTIES:
                 return TENSOR  # dist.mean
+            if receiver is None and (qualified := self.qualify(node)) is not None:
+                return self.summary.imported_value(qualified)  # config.MEAN
         return None
 
     def holds_tensors(self, node: cst.BaseExpression) -> bool:
@@ -369,7 +371,11 @@ class Inference:
     def _call_info(self, node: cst.Call) -> TensorInfo | None:
         qualified = self.qualify(node.func)
         if qualified:
-            return torch_function_info(qualified, _CstCall(node))
+            info = torch_function_info(qualified, _CstCall(node))
+            if info is None and self.summary is not None:
+                returned = self.summary.imported_call(qualified)  # a helper of another module
+                return returned if isinstance(returned, TensorInfo) else None
+            return info
         if isinstance(node.func, cst.Name):
             return self._own_call_info(node.func)
         called = method_call(node)
@@ -386,9 +392,9 @@ class Inference:
         if instance == Holds.DISTRIBUTION:
             return FRESH if name in DISTRIBUTION_TENSOR_METHODS else None  # Categorical(p).sample()
         if isinstance(instance, Instance):
-            if self.summary.attribute(instance.cls, name) == Holds.LOSS:
+            if self.summary.attribute(instance, name) == Holds.LOSS:
                 return FRESH  # self.criterion(out, y)
-            returned = self.summary.call_on(instance.cls, name)
+            returned = self.summary.call_on(instance, name)
             return returned if isinstance(returned, TensorInfo) else None
         if instance is None and (
             name in TENSOR_ONLY_METHODS or (isinstance(receiver, _OPERATIONS) and name in COMPUTED_TENSOR_METHODS)
@@ -400,7 +406,12 @@ class Inference:
     def _summarised_call(self, node: cst.Call) -> Value:
         qualified = self.qualify(node.func)
         if qualified is not None:
-            return Holds.DISTRIBUTION if qualified in DISTRIBUTIONS else torch_tuple_value(qualified)
+            if qualified in DISTRIBUTIONS:
+                return Holds.DISTRIBUTION
+            value = torch_tuple_value(qualified)
+            if value is None and self.summary is not None:
+                value = self.summary.imported_call(qualified)  # Net() of the project's models.py
+            return value
         called = method_call(node)
         return tensor_tuple_value(called[1]) if called is not None and self.info(called[0]) else None
 
@@ -417,7 +428,7 @@ class Inference:
         instance = self.summarised(func)  # model = Net(); model(x)
         if instance == Holds.LOSS:
             return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
-        returned = self.summary.instance_call(instance.cls) if isinstance(instance, Instance) else None
+        returned = self.summary.instance_call(instance) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
 
 

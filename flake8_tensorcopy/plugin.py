@@ -47,7 +47,7 @@ class TensorCopyChecker:
 
     def _findings(self) -> list:
         source = "".join(self.lines)
-        summary = ModuleSummary.of(self.tree, source)
+        summary = ModuleSummary.of(self.tree, source, self.filename)
         plan = prefilter.plan(source, self.triggers, summary, fixes=False)  # flake8 shows no fixes
         reasons = list(plan.skipped)
         findings = []

@@ -187,9 +187,14 @@ def count_python(mirror: Mirror) -> tuple[int, int]:
 
 
 def export(mirrors: Iterable[Mirror], destination: Path) -> tuple[int, int]:
-    """Write DEST/owner+name/path for every .py file, byte for byte; returns (files, lines)."""
+    """Write DEST/owner+name/path for every .py file, byte for byte; returns (files, lines).
+
+    Each repository's folder also gets an empty ``.git`` folder, as a clone has: the plugin
+    takes the nearest such marker for the root of the file's project (the modules its
+    imports are read from), so each repository is a project of its own, as in a checkout."""
     total_files = total_lines = 0
     for mirror in mirrors:
+        (destination / mirror.repo.slug / ".git").mkdir(parents=True, exist_ok=True)
         files = mirror.python_files()
         for file, data in mirror.read_all(files):
             target = destination / mirror.repo.slug / file.path

@@ -14,15 +14,17 @@ def all_rules() -> list[type]:
     return engine.rules_for([rule.code for rule in rules.ALL_RULES])
 
 
-def plugin_findings(source: str, where: str = "") -> list[tuple[int, str]]:
+def plugin_findings(source: str, where: str = "", path: str | None = None) -> list[tuple[int, str]]:
     """The plugin's findings on ``source``, each at the first line of its statement, sorted.
+    ``path``: where the file lies in an export of its repository, whose other modules
+    the plugin then reads as it would in a checkout.
 
     A part the plugin could not analyse costs only its own findings, as under flake8.
     Any other exception is the plugin's bug: it is raised again naming ``where``.
     """
     tree = ast.parse(source)
     try:
-        found = engine.lint_source(source, tree, rules=all_rules())
+        found = engine.lint_source(source, tree, rules=all_rules(), path=path)
     except engine.AnalysisError as error:
         found = error.findings
     except Exception as error:

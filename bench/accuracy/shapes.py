@@ -21,10 +21,14 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from multiprocessing import Pool
 
 import corpus
 import findings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import corpus_files  # noqa: E402 (bench/'s: the export of the corpus, shared with run.py)
 import labels
 from statements import statement_line, statement_starts
 
@@ -543,15 +547,15 @@ class ShapeFinder(ast.NodeVisitor):
 # --- the corpus scan --------------------------------------------------------------------
 
 
-def file_rows(job: tuple[str, str, str, bytes]) -> tuple[list[labels.Candidate], str]:
+def file_rows(job: tuple[str, str, str, bytes, str]) -> tuple[list[labels.Candidate], str]:
     """Candidate rows of one file (shapes, then findings no shape row covers); or why it was skipped."""
-    repo, commit, path, data = job
+    repo, commit, path, data, on_disk = job
     source = corpus.decode_source(data)
     try:
         found = occurrences(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return [], f"{repo} {path}: not valid Python 3 ({type(error).__name__})"
-    reported = set(findings.plugin_findings(source, f"{repo} {path}"))
+    reported = set(findings.plugin_findings(source, f"{repo} {path}", on_disk))
     rows = [
         labels.Candidate(repo, commit, path, occurrence.line, occurrence.shape,
                          "found" if (occurrence.line, occurrence.shape) in reported else "",
@@ -566,10 +570,12 @@ def file_rows(job: tuple[str, str, str, bytes]) -> tuple[list[labels.Candidate],
     return rows, ""
 
 
-def corpus_jobs(mirrors: list[corpus.Mirror]) -> Iterator[tuple[str, str, str, bytes]]:
+def corpus_jobs(mirrors: list[corpus.Mirror], exported: Path) -> Iterator[tuple[str, str, str, bytes, str]]:
+    """Each file of the corpus, with where it lies in the export (the plugin reads the
+    modules it imports from there, as it would in a checkout)."""
     for mirror in mirrors:
         for file, data in mirror.read_all(mirror.python_files()):
-            yield mirror.repo.name, mirror.repo.commit, file.path, data
+            yield mirror.repo.name, mirror.repo.commit, file.path, data, str(exported / mirror.repo.slug / file.path)
 
 
 def _candidates(args: argparse.Namespace) -> int:
@@ -579,10 +585,11 @@ def _candidates(args: argparse.Namespace) -> int:
         print(corpus.missing_message(missing, root), file=sys.stderr)
         return 1
     started = time.perf_counter()
+    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
     rows: list[labels.Candidate] = []
     skipped = []
     with Pool(args.jobs) as pool:
-        for file_candidates, reason in pool.imap(file_rows, corpus_jobs(mirrors), chunksize=8):
+        for file_candidates, reason in pool.imap(file_rows, corpus_jobs(mirrors, exported), chunksize=8):
             rows += file_candidates
             if reason:
                 skipped.append(reason)

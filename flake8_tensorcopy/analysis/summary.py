@@ -70,6 +70,8 @@ from .vocabulary import (
     torch_function_info,
 )
 
+from .project import Project, locate
+
 
 class Holds(enum.Enum):
     """Values that are not tensors but that the rules care about."""
@@ -87,9 +89,100 @@ class Holds(enum.Enum):
 
 @dataclass(frozen=True)
 class Instance:
-    """An instance of a class defined in this file (``self`` in its methods)."""
+    """An instance of a class defined in this file (``self`` in its methods), or in another
+    module of the project."""
 
-    cls: str  # the class's qualified name in the module: "Trainer", "Outer.Inner"
+    cls: str  # the class's qualified name in its module: "Trainer", "Outer.Inner"
+    module: str = ""  # the path of the module that defines it; "" for the module asked
+
+
+class _Signature:
+    """The parameters of a function, to match a call's arguments to them."""
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> None:
+        arguments = function.args
+        positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+        self.positional = positional[1:] if method else positional  # the receiver is not passed
+        self.positional_only = {a.arg for a in arguments.posonlyargs}
+        self.keyword_only = [a.arg for a in arguments.kwonlyargs]
+        self.names = set(self.positional) | set(self.keyword_only)
+        defaulted = len(arguments.defaults)
+        self.required = self.positional[: len(self.positional) - defaulted] if defaulted else list(self.positional)
+        self.required_keywords = {a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is None}
+        self.varargs = arguments.vararg is not None
+        self.varkeywords = arguments.kwarg is not None
+
+    def binds(self, call: ast.Call) -> bool:
+        """Whether ``call``'s arguments fit (a call that cannot is not a call of this function)."""
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return True  # *args, **kwargs: may fit; ``argument`` then says nothing is known
+        if len(call.args) > len(self.positional) and not self.varargs:
+            return False
+        given = set(self.positional[: len(call.args)])
+        for keyword in call.keywords:
+            if keyword.arg in given or keyword.arg in self.positional_only:
+                return False
+            if keyword.arg not in self.names and not self.varkeywords:
+                return False
+            given.add(keyword.arg)
+        return given.issuperset(self.required) and given.issuperset(self.required_keywords)
+
+    def argument(self, call: ast.Call, parameter: str) -> ast.expr | None:
+        """What ``call`` passes for ``parameter``; None when it passes nothing (the default)
+        or when the file cannot tell (``*args``, ``**kwargs``)."""
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        for keyword in call.keywords:
+            if keyword.arg == parameter:
+                return keyword.value
+        if parameter in self.positional:
+            position = self.positional.index(parameter)
+            return call.args[position] if position < len(call.args) else None
+        return None
+
+
+def _declared_all(tree: ast.Module) -> frozenset[str] | None:
+    """The names of the module's ``__all__ = [...]`` (constant strings), if it has one."""
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in statement.targets
+        ) and isinstance(statement.value, (ast.List, ast.Tuple)):
+            return frozenset(e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return None
+
+
+def _top_level_names(tree: ast.Module) -> Iterator[str]:
+    """The names a module's own top-level code binds by def, class or assignment (in
+    ``if``/``try`` blocks too), not its imports."""
+    for statement in iter_statements(tree, into=lambda s: not isinstance(s, (*FUNCTION_DEFS, ast.ClassDef))):
+        if isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
+            yield statement.name
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                for name, _ in target_paths(target):
+                    yield name
+
+
+def _absolute(qualified: str, package: list[str]) -> str | None:
+    """A module's relative import (``..data.load``) as an absolute dotted name from the
+    project's root, ``package`` being the module's own package there."""
+    level = len(qualified) - len(qualified.lstrip("."))
+    if not level:
+        return qualified
+    if level - 1 > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, qualified[level:]]) if base else qualified[level:] or None
+
+
+def _rebased(value: Value, module: str) -> Value:
+    """``value`` as another module's summary gave it, told from outside: its instances of
+    the classes of ``module`` say so."""
+    if isinstance(value, Instance) and not value.module:
+        return Instance(value.cls, module)
+    if isinstance(value, tuple):
+        return tuple(_rebased(element, module) for element in value)
+    return value
 
 
 # A tuple stands for a function's ``return a, b``: what each position holds.
@@ -184,9 +277,15 @@ def _integer_literal(node: ast.expr) -> bool:
 class ModuleSummary:
     """The facts of one module. Cheap to create: the index of scopes is built on first use."""
 
-    def __init__(self, tree: ast.Module, imports: ImportTable) -> None:
+    def __init__(self, tree: ast.Module, imports: ImportTable, path: str = "", project: Project | None = None) -> None:
         self.tree = tree  # flake8's tree of the whole file
         self.imports = imports
+        self.path = path  # the file's real path ("" when unknown: stdin, a string)
+        self.project = project if path else None  # where its imports are read (None: nowhere)
+        self._imported: dict[str, tuple[ModuleSummary, str] | None] = {}
+        self._callers: dict[str, list[tuple[ast.Call, ast.AST]]] | None = None
+        self._escaping: frozenset[str] = frozenset()  # names also used other than by a call
+        self._passed: dict[tuple[str, str], Value] = {}
         self._definitions: dict[str, list[ast.AST]] | None = None
         self._starts: dict[int, str] = {}  # first line of a def/class -> qualname of its parent
         self._qualnames: dict[int, str] = {}  # id(def or class) -> its qualname
@@ -199,10 +298,21 @@ class ModuleSummary:
         self._data_records: bool | None = None
 
     @classmethod
-    def of(cls, tree: ast.Module, source: str | None = None) -> ModuleSummary:
+    def of(
+        cls, tree: ast.Module, source: str | None = None, filename: str | None = None,
+        *, project: Project | None = None,
+    ) -> ModuleSummary:
         """The summary of ``tree``; with its ``source``, the import table looks only into
-        blocks whose lines say ``import``."""
-        summary = cls(tree, ImportTable.from_ast(tree, source))
+        blocks whose lines say ``import``. With the file's name, what it imports from the
+        other modules of its project (``analysis/project.py``) is known too."""
+        path = ""
+        if project is None and (located := locate(filename)) is not None:
+            project, path = located
+        elif project is not None:
+            path = filename or ""
+        summary = cls(tree, ImportTable.from_ast(tree, source), path, project)
+        if summary.imports.stars and summary.project is not None:
+            summary.imports = summary.imports.with_stars(summary._star_imports())
         if source is not None and "load_state_dict" not in source:
             summary._restored = frozenset()  # nothing is loaded back: no walk to find out
         if source is not None and "amedTuple" not in source and "amedtuple" not in source:
@@ -298,19 +408,39 @@ class ModuleSummary:
         self._returns[qualname] = value
         return value
 
-    def call_on(self, cls: str, name: str) -> Value:
-        """What ``instance.name(...)`` returns for an instance of the class ``cls``: what the
-        method returns, or what calling the instance that the attribute holds returns
-        (``self.net(x)`` with ``self.net = Net()``)."""
+    def _home(self, instance: Instance) -> ModuleSummary | None:
+        """The summary of the module that defines ``instance``'s class."""
+        if not instance.module or instance.module == self.path:
+            return self
+        return self.project.summary(instance.module) if self.project is not None else None
+
+    def _abroad(self, instance: Instance, ask: str, *arguments: str) -> Value:
+        """``ask`` answered by the module of ``instance``'s class, told from here."""
+        home = self._home(instance)
+        if home is None or home is self:
+            return None
+        with self.project.hop() as allowed:
+            if not allowed:
+                return None
+            return _rebased(getattr(home, ask)(Instance(instance.cls), *arguments), home.path)
+
+    def call_on(self, instance: Instance, name: str) -> Value:
+        """What ``instance.name(...)`` returns: what the method returns, or what calling the
+        instance that the attribute holds returns (``self.net(x)`` with ``self.net = Net()``)."""
+        if instance.module and instance.module != self.path:
+            return self._abroad(instance, "call_on", name)
+        cls = instance.cls
         if isinstance(self.definition(f"{cls}.{name}"), FUNCTION_DEFS):
             return self.returns(f"{cls}.{name}")
-        held = self.attribute(cls, name)
-        return self.instance_call(held.cls) if isinstance(held, Instance) else None
+        held = self.attribute(instance, name)
+        return self.instance_call(held) if isinstance(held, Instance) else None
 
-    def instance_call(self, cls: str) -> Value:
-        """What calling an instance of the class ``cls`` returns: its ``__call__``, or for a
-        torch module its ``forward`` (either may come from a base class of the file)."""
-        lineage = self._lineage(cls)
+    def instance_call(self, instance: Instance) -> Value:
+        """What calling ``instance`` returns: its ``__call__``, or for a torch module its
+        ``forward`` (either may come from a base class of the file)."""
+        if instance.module and instance.module != self.path:
+            return self._abroad(instance, "instance_call")
+        lineage = self._lineage(instance.cls)
         module = any(
             is_module_base(qualified)
             for klass in lineage
@@ -336,8 +466,11 @@ class ModuleSummary:
                 pending += [base.id for base in node.bases if isinstance(base, ast.Name)]
         return lineage
 
-    def attribute(self, cls: str, name: str) -> Value:
-        """What ``instance.name`` holds for an instance of the class ``cls``."""
+    def attribute(self, instance: Instance, name: str) -> Value:
+        """What ``instance.name`` holds."""
+        if instance.module and instance.module != self.path:
+            return self._abroad(instance, "attribute", name)
+        cls = instance.cls
         facts = self._classes.get(cls)
         if facts is None:
             node = self.definition(cls)
@@ -345,6 +478,210 @@ class ModuleSummary:
                 return None
             facts = self._classes[cls] = _ClassFacts(self, node, cls)
         return facts.attribute(name)
+
+    # -- what the project's other modules hold -------------------------------------
+    def imported(self, qualified: str) -> tuple[ModuleSummary, str] | None:
+        """(the summary of the project's module, the name in it) that an imported dotted
+        name stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
+        if qualified in self._imported:
+            return self._imported[qualified]
+        found = None
+        if self.project is not None:
+            located = self.project.resolve(self.path, qualified)
+            if located is not None and (home := self.project.summary(located[0])) is not None:
+                found = (home, located[1])
+        self._imported[qualified] = found
+        return found
+
+    def _star_imports(self) -> dict[str, str]:
+        """What the file's ``from m import *`` of the project's modules bind (later ones win)."""
+        aliases: dict[str, str] = {}
+        for module in self.imports.stars:
+            path = self.project.find_module(self.path, module)
+            home = self.project.summary(path) if path is not None else None
+            if home is not None:
+                aliases.update(home.star_exports())
+        return aliases
+
+    def star_exports(self) -> dict[str, str]:
+        """What ``from this_module import *`` binds: the names of ``__all__``, else every
+        public name the module binds at its top level (imports included), each as a dotted
+        name that the importer's table can hold (absolute from the project's root)."""
+        dotted = self.project.dotted(self.path) if self.project is not None else None
+        if dotted is None:
+            return {}
+        package = dotted.split(".") if self.path.endswith("__init__.py") else dotted.split(".")[:-1]
+        exported: dict[str, str] = {}
+        public = _declared_all(self.tree)
+        for name in _top_level_names(self.tree):
+            if (name in public) if public is not None else not name.startswith("_"):
+                exported[name] = f"{dotted}.{name}"
+        for name, qualified in self.imports.aliases.items():
+            if (name in public) if public is not None else not name.startswith("_"):
+                exported[name] = _absolute(qualified, package)
+        return {name: qualified for name, qualified in exported.items() if qualified}
+
+    def imported_call(self, qualified: str) -> Value:
+        """What calling the imported ``qualified`` returns: a function's result, an instance
+        of a class (``Net()``), what calling a module-level instance returns."""
+        return self._from_import(qualified, "exported_call")
+
+    def imported_value(self, qualified: str) -> Value:
+        """What the imported module-level name ``qualified`` holds (``from config import MEAN``)."""
+        return self._from_import(qualified, "exported_value")
+
+    def _from_import(self, qualified: str, ask: str) -> Value:
+        target = self.imported(qualified)
+        if target is None:
+            return None
+        home, name = target
+        with self.project.hop() as allowed:
+            return _rebased(getattr(home, ask)(name), home.path) if allowed else None
+
+    def exported_call(self, name: str) -> Value:
+        """What calling this module's ``name`` returns, asked from another module."""
+        definition = self.definition(name)
+        if isinstance(definition, FUNCTION_DEFS):
+            return self.returns(name)
+        if isinstance(definition, ast.ClassDef):
+            return Instance(name)
+        if definition is None and "." not in name:
+            if name in self.imports.aliases and not self.definitions.get(name):  # re-exported
+                return self.imported_call(self.imports.aliases[name])
+            held = self.facts(self.tree).name_value(name)
+            return self.instance_call(held) if isinstance(held, Instance) else None
+        return None
+
+    def exported_value(self, name: str) -> Value:
+        """What this module's module-level ``name`` holds, asked from another module."""
+        if "." in name or self.definitions.get(name):
+            return None
+        return self.facts(self.tree).name_value(name)
+
+    # -- what the file's calls pass to its functions -------------------------------
+    def passed_to(self, qualname: str, parameter: str) -> Value:
+        """What every call the file makes to its function ``qualname`` passes for
+        ``parameter``: a module-level function called by name, a method called on ``self`` or
+        on an instance of its class, ``__init__`` through the class. None when there is no
+        such call, when one passes something else or relies on the default, and when the
+        function may be reached otherwise: decorated, used as a value (a callback), called
+        with ``*args``/``**kwargs``, or through a receiver the file cannot tell."""
+        key = (qualname, parameter)
+        if key in self._passed:
+            return self._passed[key]
+        self._passed[key] = None  # callers that lead back here know nothing of it yet
+        value = self._passed_value(qualname, parameter)
+        self._passed[key] = value
+        return value
+
+    def _passed_value(self, qualname: str, parameter: str) -> Value:
+        function = self.definition(qualname)
+        if not isinstance(function, FUNCTION_DEFS) or function.decorator_list:
+            return None
+        owner, _, name = qualname.rpartition(".")
+        cls = self.definition(owner) if owner else None
+        if owner and not isinstance(cls, ast.ClassDef):
+            return None  # a nested function: its callers see the enclosing function's names
+        signature = _Signature(function, method=cls is not None)
+        if parameter not in signature.names:
+            return None
+        calls = self._calls_to(name, cls, signature)
+        if not calls:
+            return None
+        values = []
+        for call, scope in calls:
+            argument = signature.argument(call, parameter)
+            if argument is None:
+                return None
+            values.append(self.facts(scope).value(argument))
+        return join(values)
+
+    def _calls_to(self, name: str, cls: ast.ClassDef | None, signature: _Signature) -> list | None:
+        """The calls of the file that reach the function ``name`` (a method of ``cls``),
+        each with the scope it is made in; None when some call or use may reach it unseen."""
+        callers, escaping = self._call_index()
+        if cls is None:
+            if name in escaping:
+                return None
+            calls = callers.get(name, [])
+            if any(scope is None or self.facts(scope)._local_anywhere(name) for _, scope in calls):
+                return None
+            return [(call, scope) for call, scope in calls if signature.binds(call)]
+        cls_name = self.qualname(cls)
+        if "." in cls_name:
+            return None  # a nested class
+        if name == "__init__":
+            if cls_name in escaping or "." + name in escaping:
+                return None
+            calls = callers.get(cls_name, []) + callers.get(".__init__", [])
+        else:
+            if "." + name in escaping:
+                return None
+            calls = callers.get("." + name, [])
+        reaching = []
+        for call, scope in calls:
+            if scope is None:
+                return None
+            facts = self.facts(scope)
+            if isinstance(call.func, ast.Name):  # Cls(...)
+                if facts._local_anywhere(cls_name):
+                    return None
+                reaching.append((call, scope))
+                continue
+            receiver = facts.value(call.func.value)
+            if isinstance(receiver, Instance):
+                if not receiver.module and cls in self._lineage(receiver.cls) and self._resolves_to(receiver.cls, name, cls):
+                    reaching.append((call, scope))
+            elif receiver is None and signature.binds(call):
+                return None  # it may be an instance of the class: the file cannot tell
+        return [(call, scope) for call, scope in reaching if signature.binds(call)]
+
+    def _resolves_to(self, cls_name: str, method: str, owner: ast.ClassDef) -> bool:
+        """Whether ``method`` of an instance of ``cls_name`` is ``owner``'s (no override between)."""
+        for klass in self._lineage(cls_name):
+            if any(isinstance(item, FUNCTION_DEFS) and item.name == method for item in klass.body):
+                return klass is owner
+        return False
+
+    def _call_index(self) -> tuple[dict[str, list[tuple[ast.Call, ast.AST | None]]], frozenset[str]]:
+        """Every call of the file by the name it calls (``f`` for ``f(...)``, ``.m`` for
+        ``x.m(...)``) with its scope (a function, the module; None inside a lambda, a
+        comprehension or a class body, whose names the facts do not follow), and the names
+        and ``.attributes`` the file also reads other than by calling them. One walk, once."""
+        if self._callers is not None:
+            return self._callers, self._escaping
+        callers: dict[str, list[tuple[ast.Call, ast.AST | None]]] = {}
+        called: set[int] = set()
+        escaping: set[str] = set()
+        stack: list[tuple[ast.AST, ast.AST | None]] = [(self.tree, self.tree)]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, ast.Call):
+                func = node.func
+                called.add(id(func))
+                key = func.id if isinstance(func, ast.Name) else "." + func.attr if isinstance(func, ast.Attribute) else None
+                if key is not None:
+                    callers.setdefault(key, []).append((node, scope))
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called:
+                escaping.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called:
+                escaping.add("." + node.attr)
+            if isinstance(node, FUNCTION_DEFS):
+                inner = node
+                for child in (*node.decorator_list, *node.args.defaults, *filter(None, node.args.kw_defaults)):
+                    stack.append((child, scope))
+                children = node.body
+            elif isinstance(node, ast.ClassDef):
+                inner = None
+                stack.extend((child, scope) for child in (*node.decorator_list, *node.bases, *node.keywords))
+                children = node.body
+            elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                inner, children = None, list(ast.iter_child_nodes(node))
+            else:
+                inner, children = scope, list(ast.iter_child_nodes(node))
+            stack.extend((child, inner) for child in reversed(children))
+        self._callers, self._escaping = callers, frozenset(escaping)
+        return callers, self._escaping
 
     def restored_attributes(self) -> frozenset[str]:
         """The attributes whose value the file loads back into a model or optimizer anywhere:
@@ -611,7 +948,7 @@ class ScopeFacts:
             self._bind(node.name, "other")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
-                self._bind((alias.asname or alias.name).partition(".")[0], "other")
+                self._bind((alias.asname or alias.name).partition(".")[0], "import")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 self._bind(name, "other")
@@ -689,7 +1026,10 @@ class ScopeFacts:
             return self._values[name]
         if name not in self.bindings:
             parent = self.summary.parent_scope(self.qualname) if self.qualname else None
-            return parent.name_value(name) if parent is not None else None
+            if parent is not None:
+                return parent.name_value(name)
+            qualified = self.imports.aliases.get(name)  # from m import *: bound by no statement here
+            return self.summary.imported_value(qualified) if qualified is not None else None
         value = self._judge(name)
         if not self._comprehending:  # judged under a comprehension's assumptions: not for keeps
             self._values[name] = value
@@ -810,6 +1150,9 @@ class ScopeFacts:
             return self._assumed.get(name)
         if kind == "param":
             return self._parameter_value(binding.source)
+        if kind == "import":  # from config import MEAN: what the project's module holds
+            qualified = self.imports.aliases.get(name)
+            return self.summary.imported_value(qualified) if qualified else None
         if kind == "value":
             source = binding.source
             if isinstance(source, ast.AnnAssign):
@@ -845,7 +1188,9 @@ class ScopeFacts:
         rebound = min((b.line for b in self.bindings[name] if b.kind != "param"), default=None)
         if used is not None and (rebound is None or used <= rebound):
             return TENSOR
-        return TENSOR if name in self._documented_tensors else None
+        if name in self._documented_tensors:
+            return TENSOR
+        return self.summary.passed_to(self.qualname, name)  # what every call of the file passes
 
     def _unpacked(self, source: ast.AST, path: tuple[int | str, ...]) -> Value:
         """What a loop or unpacking target at ``path`` gets from ``source``."""
@@ -1006,7 +1351,8 @@ class ScopeFacts:
                 return Holds.LOSS
             if qualified in DISTRIBUTIONS:
                 return Holds.DISTRIBUTION
-            return torch_function_info(qualified, _AstCall(node)) or torch_tuple_value(qualified)
+            return torch_function_info(qualified, _AstCall(node)) or torch_tuple_value(qualified) \
+                or self.summary.imported_call(qualified)
         if isinstance(func, ast.Name):
             if func.id in _SEQUENCES and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred) \
                     and self.summary.definition(func.id) is None and not self._local_anywhere(func.id):
@@ -1014,7 +1360,7 @@ class ScopeFacts:
                 return Holds.TENSORS if isinstance(self._element_of(node.args[0]), TensorInfo) else None
             own = self.own_call(func.id)
             if own is None and isinstance(instance := self.name_value(func.id), Instance):
-                return self.summary.instance_call(instance.cls)  # model = Net(); model(x)
+                return self.summary.instance_call(instance)  # model = Net(); model(x)
             if own is None and self.name_value(func.id) == Holds.LOSS:
                 return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
             return own
@@ -1023,9 +1369,9 @@ class ScopeFacts:
         method = func.attr
         receiver = self.value(func.value)
         if isinstance(receiver, Instance):
-            if self.summary.attribute(receiver.cls, method) == Holds.LOSS:
+            if self.summary.attribute(receiver, method) == Holds.LOSS:
                 return FRESH  # self.criterion(out, y)
-            return self.summary.call_on(receiver.cls, method)
+            return self.summary.call_on(receiver, method)
         if receiver == Holds.LOSS and method in _MOVES:
             return Holds.LOSS  # nn.MSELoss().to(device)
         if receiver == Holds.DISTRIBUTION:
@@ -1070,7 +1416,7 @@ class ScopeFacts:
             return Holds.PARAM_GROUPS
         receiver = self.value(node.value)
         if isinstance(receiver, Instance):
-            return self.summary.attribute(receiver.cls, attr)
+            return self.summary.attribute(receiver, attr)
         if receiver == Holds.DISTRIBUTION:
             return TENSOR if attr in DISTRIBUTION_TENSOR_PROPERTIES else None  # dist.mean
         if attr in TENSOR_ATTRIBUTES and (
@@ -1078,6 +1424,8 @@ class ScopeFacts:
             or (attr == "data" and isinstance(node.value, ast.Attribute) and node.value.attr in PARAMETER_ATTRIBUTES)
         ):
             return TENSOR
+        if receiver is None and (qualified := self.imports.qualify_expression(node)) is not None:
+            return self.summary.imported_value(qualified)  # config.MEAN
         return None
 
 

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import engine
-from ..analysis.summary import ModuleSummary, ScopeFacts
+from ..analysis.summary import Instance, ModuleSummary, ScopeFacts
 from ..rule import Rule
 
 CACHED_CHUNKS = 512  # a few documents' chunks, and the versions of the one being edited
@@ -134,7 +134,10 @@ class _Recorder:
     noted; any other attribute is handed over unnoted and marks the record incomplete."""
 
     # Questions answered by plain values, which are noted as they are.
-    _VALUES = frozenset({"attribute", "call_on", "instance_call", "restored_attributes", "defines_data_records"})
+    _VALUES = frozenset({
+        "attribute", "call_on", "instance_call", "restored_attributes", "defines_data_records",
+        "imported_call", "imported_value",
+    })
 
     def __init__(self, summary: ModuleSummary) -> None:
         self._summary = summary
@@ -167,11 +170,11 @@ class _Recorder:
 
     def noted(self, method, question: Question):
         """``method``, its calls noted under ``question`` + their arguments. Only names
-        (strings) can be asked again of another file's summary: any other argument, or a
-        keyword, leaves the record incomplete."""
+        (strings) and instances can be asked again of another file's summary: any other
+        argument, or a keyword, leaves the record incomplete."""
         def asked(*arguments, **keywords):
             answer = method(*arguments, **keywords)
-            if keywords or not all(isinstance(argument, str) for argument in arguments):
+            if keywords or not all(isinstance(argument, (str, Instance)) for argument in arguments):
                 self.complete = False
             else:
                 self.note((*question, *arguments), answer)

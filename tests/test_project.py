@@ -1,0 +1,394 @@
+"""Evidence across the project: imported modules and the file's own callers.
+
+Each kind of evidence has a flagged and a clean case, on real files on disk; the front
+ends (flake8 on one file, on the tree with ``-j 1`` and ``-j 2``, the CLI with ``--jobs``)
+agree on every file; cycles, unparsable, huge, symlinked and out-of-root modules are unknown,
+never a crash.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_tensorcopy import engine
+from flake8_tensorcopy.analysis import project
+
+MODELS_NET = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.memory = torch.zeros(4)
+        self.names = ["a", "b"]
+
+    def forward(self, x):
+        return self.fc(x).relu()
+
+    def losses(self, x):
+        return torch.mean(x), len(self.names)
+
+    def describe(self):
+        return "net"
+"""
+
+HELPERS = """\
+import numpy as np
+import torch
+
+MEAN = torch.tensor([0.5, 0.5])
+SIZES = [1, 2]
+
+
+def make_batch(n):
+    return torch.randn(n, 4)
+
+
+def make_array(n):
+    return np.zeros(n)
+"""
+
+# What the linted file does: each line's comment says what it must (not) be flagged as.
+TRAIN = """\
+import copy
+
+import torch
+
+import pkg.utils.helpers as h
+from pkg.models import Net
+from pkg.utils.helpers import MEAN, SIZES, make_array, make_batch
+from .utils import helpers
+
+
+def train():
+    model = Net()
+    batch = make_batch(8)
+    a = torch.tensor(batch)  # TCP005: an imported function returns a tensor
+    b = copy.deepcopy(model.memory)  # TCP003: an imported class keeps a tensor
+    c = torch.tensor(MEAN)  # TCP005: a module-level tensor of another module
+    d = torch.tensor(helpers.make_batch(3))  # TCP005: a relative import of the module
+    loss, count = model.losses(batch)
+    e = torch.tensor(loss)  # TCP005: a method's tuple, first position
+    f = torch.tensor(count)  # clean: its second position is an int
+    g = torch.tensor(model(batch))  # TCP005: calling an imported module runs its forward
+    k = torch.tensor(h.make_batch(2))  # TCP005: import a.b as c
+    clean = [
+        torch.tensor(make_array(3)),  # clean: numpy
+        torch.tensor(SIZES),  # clean: a list of ints
+        copy.deepcopy(model.names),  # clean: a list of strings
+        torch.tensor(model.describe()),  # clean: a string
+    ]
+    return a, b, c, d, e, f, g, k, clean
+"""
+
+SCRIPT_SIBLINGS = {  # a script run as `python scripts/run.py` imports its siblings
+    "scripts/common.py": "import torch\n\n\ndef weights():\n    return torch.ones(3)\n",
+    "scripts/run.py": "import copy\n\nfrom common import weights\n\nsaved = copy.deepcopy(weights())\n",
+}
+SRC_LAYOUT = {
+    "src/lib/__init__.py": "",
+    "src/lib/ops.py": "import torch\n\n\ndef scale(x):\n    return x * torch.ones(1)\n",
+    "tools/use.py": "import torch\n\nfrom lib.ops import scale\n\nv = torch.tensor(scale(torch.zeros(2)))\n",
+}
+
+CALLERS = """\
+import copy
+
+import torch
+
+
+def snapshot(t):
+    return copy.deepcopy(t)  # TCP003: every call passes a tensor
+
+
+def convert(x):
+    return torch.tensor(x)  # TCP005: every call passes a tensor
+
+
+def mixed(v):
+    return torch.tensor(v)  # clean: one call passes a list of ints
+
+
+def defaulted(v=None):
+    return torch.tensor(v)  # clean: one call relies on the default
+
+
+def escapes(v):
+    return torch.tensor(v)  # clean: also passed as a callback
+
+
+def starred(v):
+    return torch.tensor(v)  # clean: called with *args
+
+
+def decorated_call(v):
+    return v
+
+
+@decorated_call
+def decorated(v):
+    return torch.tensor(v)  # clean: decorated
+
+
+class Stopper:
+    def __init__(self, weights):
+        self.kept = torch.tensor(weights)  # TCP005: the class is built with a tensor
+
+    def step(self, model, value):
+        self.best = copy.deepcopy(value)  # TCP003: self.step and stopper.step pass tensors
+
+    def check(self, value):
+        self.step(None, value * torch.ones(1))
+
+    def update(self, value):
+        return torch.tensor(value)  # clean: a receiver the file cannot tell calls update
+
+
+def main(unknown):
+    w = torch.randn(3)
+    snapshot(w)
+    convert(w)
+    convert(torch.ones(2))
+    mixed(w)
+    mixed([1, 2])
+    defaulted(w)
+    defaulted()
+    escapes(w)
+    list(map(escapes, [w]))
+    starred(w)
+    starred(*[w])
+    decorated(w)
+    stopper = Stopper(w)
+    stopper.step(None, w.sum())
+    stopper.update(w)
+    unknown.update(3)
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    optimizer.step()  # not a call of Stopper.step: it cannot bind to (model, value)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def expected(text: str) -> list[tuple[int, str]]:
+    """(line, code) of each line whose comment names a code."""
+    return [
+        (number, comment.split()[0].rstrip(":"))
+        for number, line in enumerate(text.splitlines(), 1)
+        if "# TCP" in line
+        for comment in [line.split("# ", 1)[1]]
+    ]
+
+
+def found(path: Path) -> list[tuple[int, str]]:
+    source = path.read_text()
+    return sorted((f.line, f.code) for f in engine.lint_source(source, path=str(path)))
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/models/__init__.py": "from .net import Net\n",
+        "pkg/models/net.py": MODELS_NET,
+        "pkg/utils/__init__.py": "",
+        "pkg/utils/helpers.py": HELPERS,
+        "pkg/train.py": TRAIN,
+        "pkg/callers.py": CALLERS,
+        **SCRIPT_SIBLINGS,
+        **SRC_LAYOUT,
+    })
+    return tmp_path
+
+
+def test_imported_modules_are_evidence(tree: Path) -> None:
+    assert found(tree / "pkg/train.py") == expected(TRAIN)
+
+
+def test_the_file_alone_knows_none_of_it(tree: Path) -> None:
+    """Without its path (stdin), the file is read alone: nothing imported is known."""
+    assert engine.lint_source(TRAIN) == []
+
+
+def test_scripts_import_their_siblings_and_src_layouts_resolve(tree: Path) -> None:
+    assert found(tree / "scripts/run.py") == [(5, "TCP003")]
+    assert found(tree / "tools/use.py") == [(5, "TCP005")]
+
+
+def test_callers_in_the_file_are_evidence(tree: Path) -> None:
+    assert found(tree / "pkg/callers.py") == expected(CALLERS)
+
+
+def test_a_module_that_changes_is_read_again(tree: Path) -> None:
+    helpers = tree / "pkg/utils/helpers.py"
+    assert (14, "TCP005") in found(tree / "pkg/train.py")
+    helpers.write_text(HELPERS.replace("return torch.randn(n, 4)", "return [0.0] * n  # now a list"))
+    stat = helpers.stat()
+    os.utime(helpers, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a coarse clock still sees it
+    assert (14, "TCP005") not in found(tree / "pkg/train.py")
+
+
+def test_root_is_the_nearest_marker(tmp_path: Path) -> None:
+    (tmp_path / "repo/.git").mkdir(parents=True)
+    (tmp_path / "repo/a/b").mkdir(parents=True)
+    assert project.find_root(str(tmp_path / "repo/a/b/c.py")) == str(tmp_path / "repo")
+    assert project.find_root(str(tmp_path / "loose.py")) in (str(tmp_path), project.find_root(str(tmp_path)))
+
+
+HOSTILE_USER = """\
+import torch
+
+from cyc_a import from_a
+from broken import nothing
+from huge import big
+from loop.mod import looped
+from deep0 import chain
+
+x = torch.tensor(from_a())
+y = torch.tensor(nothing())
+z = torch.tensor(big())
+w = torch.tensor(looped())
+v = torch.tensor(chain())
+"""
+
+
+def test_hostile_projects_are_unknown_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("")
+    write(tmp_path, {
+        "cyc_a.py": "from cyc_b import from_b\n\n\ndef from_a():\n    return from_b()\n",
+        "cyc_b.py": "from cyc_a import from_a\n\n\ndef from_b():\n    return from_a()\n",
+        "broken.py": "def nothing(:\n",
+        "huge.py": "import torch\n\n\ndef big():\n    return torch.ones(1)\n" + "#" * project.MAX_MODULE_BYTES,
+        "user.py": HOSTILE_USER,
+    })
+    # A chain of modules deeper than a question may follow: unknown, not a stack overflow.
+    depth = project.MAX_HOPS + 3
+    for level in range(depth):
+        body = (f"from deep{level + 1} import chain\n" if level + 1 < depth else "import torch\n\n\n")
+        body += "def chain():\n    return " + ("chain()\n" if level + 1 < depth else "torch.ones(1)\n")
+        (tmp_path / f"deep{level}.py").write_text(body)
+    (tmp_path / "loop").mkdir()
+    (tmp_path / "loop/inner").symlink_to(tmp_path / "loop")  # a symlink loop under the root
+    (tmp_path / "loop/mod.py").symlink_to(tmp_path.parent / "outside.py")  # a module outside the root
+    (tmp_path.parent / "outside.py").write_text("import torch\n\n\ndef looped():\n    return torch.ones(1)\n")
+    assert found(tmp_path / "user.py") == []
+
+
+def test_a_short_chain_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "setup.cfg").write_text("")
+    for level in range(3):
+        body = f"from m{level + 1} import chain\n" if level < 2 else "import torch\n\n\n"
+        body += "def chain():\n    return " + ("chain()\n" if level < 2 else "torch.ones(1)\n")
+        (tmp_path / f"m{level}.py").write_text(body)
+    (tmp_path / "use.py").write_text("import torch\n\nfrom m0 import chain\n\nv = torch.tensor(chain())\n")
+    assert found(tmp_path / "use.py") == [(5, "TCP005")]
+
+
+# -- one answer from every front end ------------------------------------------------
+def _reported(output: str, root: Path) -> list[str]:
+    lines = []
+    for line in output.splitlines():
+        path, row, column, rest = line.split(":", 3)
+        relative = os.path.relpath(os.path.join(root, path), root) if not os.path.isabs(path) else os.path.relpath(path, root)
+        lines.append(f"{relative}:{row}:{column}:{rest.split()[0]}")
+    return sorted(lines)
+
+
+def _run(*command: str, cwd: Path) -> str:
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert result.returncode in (0, 1), result.stderr
+    return result.stdout
+
+
+def test_every_front_end_gives_the_same_findings(tree: Path) -> None:
+    python = sys.executable
+    files = ["pkg/train.py", "pkg/callers.py", "scripts/run.py", "tools/use.py"]
+    one_by_one = sorted(
+        line
+        for name in files
+        for line in _reported(_run(python, "-m", "flake8", "--select", "TCP", name, cwd=tree), tree)
+    )
+    assert len(one_by_one) == sum(len(expected(t)) for t in (TRAIN, CALLERS)) + 2
+    for command in (
+        [python, "-m", "flake8", "--select", "TCP", "-j", "1", "."],
+        [python, "-m", "flake8", "--select", "TCP", "-j", "2", "."],
+        [python, "-m", "flake8_tensorcopy", "--jobs", "2", "."],
+        [python, "-m", "flake8_tensorcopy", "--jobs", "1", str(tree)],
+    ):
+        assert _reported(_run(*command, cwd=tree), tree) == one_by_one, command
+    # From another folder, the file's project is still found from the file itself.
+    elsewhere = _reported(_run(python, "-m", "flake8", "--select", "TCP", str(tree / "pkg/train.py"), cwd=tree.parent), tree)
+    assert elsewhere == [line for line in one_by_one if line.startswith("pkg/train.py")]
+
+
+def test_stdin_with_a_display_name_reads_the_project(tree: Path) -> None:
+    """pre-commit and editors lint through stdin with the file's name: the same findings."""
+    text = (tree / "pkg/train.py").read_text()
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "TCP", "--stdin-display-name", "pkg/train.py", "-"],
+        cwd=tree, input=text, capture_output=True, text=True, timeout=300,
+    )
+    assert len(result.stdout.splitlines()) == len(expected(TRAIN))
+
+
+STAR_LOADERS = """\
+import torch
+from torch.utils.data import DataLoader
+
+__all__ = ["get_loader", "torch", "CONSTANT"]
+CONSTANT = torch.ones(2)
+_PRIVATE = torch.ones(2)
+HIDDEN = torch.ones(2)
+
+
+def get_loader(dataset):
+    return DataLoader(dataset, batch_size=4)
+"""
+STAR_USER = """\
+from data.loaders import *
+from .cycle_a import *
+
+
+def run(dataset):
+    for images, labels in get_loader(dataset):
+        kept = torch.LongTensor(labels)  # TCP005: torch and get_loader both come from the star import
+    a = torch.tensor(CONSTANT)  # TCP005: named in __all__
+    return kept, a, torch.tensor(HIDDEN), from_cycle()  # clean: HIDDEN is not in __all__
+"""
+
+
+def test_star_imports_bring_the_module_names(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        "data/__init__.py": "",
+        "data/loaders.py": STAR_LOADERS,
+        "app/__init__.py": "",
+        "app/cycle_a.py": "from .cycle_b import *\n\n\ndef from_cycle():\n    return 1\n",
+        "app/cycle_b.py": "from .cycle_a import *\n",  # a cycle of star imports: read once each
+        "app/user.py": STAR_USER,
+    })
+    assert found(tmp_path / "app/user.py") == expected(STAR_USER)
+
+
+def test_the_cli_fixes_what_project_evidence_finds(tree: Path) -> None:
+    """A finding made with another module's evidence gets its fix, applied on disk."""
+    train = tree / "pkg/train.py"
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8_tensorcopy", "--fix", "--unsafe-fixes", str(train)],
+        cwd=tree, capture_output=True, text=True, timeout=300,
+    )
+    fixed = train.read_text()
+    assert "b = model.memory.detach().clone()" in fixed, result.stdout + result.stderr
+    assert "a = batch.detach().clone()" in fixed
+    assert found(train) == []
