@@ -631,7 +631,7 @@ def test_finding_only_line_after_a_form_feed():
         "        l = F.mse_loss(out, y) * 2\n"
         "        self.running = self.running + l\n"
     )
-    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode()))
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode(), None))
     assert skipped == ""
     only = [row for row in rows if row.plugin == "finding-only"]
     assert [(row.line, row.shape) for row in only] == [(7, "TCP009")]
@@ -650,14 +650,14 @@ def test_file_rows_marks_found_auto_and_finding_only():
                 self.running = self.running + l
         """
     )
-    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode()))
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode(), None))
     assert skipped == ""
     assert [(row.line, row.shape, row.plugin, row.auto) for row in rows] == [
         (4, "TCP005", "", "literal"),
         (5, "TCP005", "found", ""),
         (8, "TCP009", "finding-only", ""),
     ]
-    assert acc_shapes.file_rows(("o/r", COMMIT_A, "bad.py", b"def (:\n")) == (
+    assert acc_shapes.file_rows(("o/r", COMMIT_A, "bad.py", b"def (:\n", None)) == (
         [], "o/r bad.py: not valid Python 3 (SyntaxError)")
 
 
@@ -879,13 +879,16 @@ def test_corpus_mirror_has_the_recorded_counts(repo):
 
 @pytest.mark.filterwarnings("ignore:invalid escape sequence")  # the corpus's own code, parsed here
 @pytest.mark.parametrize("repo", CORPUS, ids=[repo.name for repo in CORPUS])
-def test_committed_candidates_are_what_the_current_code_finds(repo):
+def test_committed_candidates_are_what_the_current_code_finds(repo, tmp_path):
     """candidates.csv's rows of this repository (its `plugin` column above all: the
-    published figures are scored from it) are what shapes.py and the plugin give now."""
+    published figures are scored from it) are what shapes.py and the plugin give now,
+    on the repository exported as `shapes.py candidates` exports it (a project of its own)."""
     mirror = _mirror_or_skip(repo)
+    acc_corpus.export([mirror], tmp_path)
     current = set()
     for file, data in mirror.read_all(mirror.python_files()):
-        current.update(acc_shapes.file_rows((repo.name, repo.commit, file.path, data))[0])
+        job = (repo.name, repo.commit, file.path, data, str(tmp_path / repo.slug / file.path))
+        current.update(acc_shapes.file_rows(job)[0])
     committed = {row for row in acc_labels.read_candidates() if row.repo == repo.name}
     changed = sorted(f"{'now' if row in current else 'was'}: {row.path}:{row.line} {row.shape} "
                      f"plugin={row.plugin or '-'} auto={row.auto or '-'}" for row in current ^ committed)
