@@ -463,26 +463,39 @@ def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:
 
 
 def narrowed_name(test: cst.BaseExpression, imports: ImportTable) -> tuple[str, bool] | None:
-    """(name, holds a tensor where the test is true) for ``isinstance(name, T)`` and its
-    ``not`` form: true for torch's tensor types, false for any other type (``np.ndarray``,
-    ``list``, ``float``); None for a mix of both, or a test of anything else."""
+    """(name, holds a tensor where the test is true) for ``isinstance(name, T)``,
+    ``type(name) == T`` (or ``is``) and their negations: true for torch's tensor types,
+    false for any other type (``np.ndarray``, ``list``, ``int``); None for a mix of both, or
+    a test of anything else."""
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     call = test.expression if negated else test
-    if not (
+    if isinstance(call, cst.Comparison) and len(call.comparisons) == 1:  # type(y) == int
+        comparison = call.comparisons[0]
+        operator = comparison.operator
+        if not isinstance(operator, (cst.Equal, cst.Is, cst.NotEqual, cst.IsNot)):
+            return None
+        negated ^= isinstance(operator, (cst.NotEqual, cst.IsNot))
+        left = call.left
+        if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
+                and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name)):
+            return None
+        subject, kinds = left.args[0].value, comparison.comparator
+    elif (
         isinstance(call, cst.Call)
         and isinstance(call.func, cst.Name)
         and call.func.value == "isinstance"
         and len(call.args) == 2
         and isinstance(call.args[0].value, cst.Name)
     ):
+        subject, kinds = call.args[0].value, call.args[1].value
+    else:
         return None
-    kinds = call.args[1].value
     candidates = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
     tensors = [imports.qualify(c) in TENSOR_ANNOTATIONS | PARAMETER_CONSTRUCTORS for c in candidates]
     if all(tensors):
-        return call.args[0].value.value, not negated
+        return subject.value, not negated
     if not any(tensors) and all(isinstance(c, (cst.Name, cst.Attribute)) for c in candidates):
-        return call.args[0].value.value, negated
+        return subject.value, negated
     return None
 
 

@@ -481,6 +481,18 @@ def test_score_of_nothing_is_undefined_not_zero():
     assert (table.total.unlabelled, table.total.recall, table.total.precision) == (1, None, None)
 
 
+def test_score_repos_filter_reads_a_name_list_and_refuses_unknown_names(tmp_path):
+    listed = tmp_path / "subset.txt"
+    listed.write_text("# the new ones\no/r\n\n  o/s  # trailing comment\n", encoding="utf-8")
+    names = acc_score.read_repo_names(listed)
+    assert names == {"o/r", "o/s"}
+    labels = [label(1, "TCP005", "TCP005"), label(2, "TCP003", "none", repo="o/s"),
+              label(3, "TCP001", "TCP001", repo="o/t")]
+    assert acc_score.only_repos(labels, names, {"o/r", "o/s", "o/t"}) == labels[:2]
+    with pytest.raises(SystemExit, match="not in repos.csv: o/s"):
+        acc_score.only_repos(labels, names, {"o/r", "o/t"})
+
+
 # --- 5. labels ---------------------------------------------------------------------------
 
 REPOS = [Repo("o/a", COMMIT_A, "nlp", 1, 10)]
@@ -757,6 +769,35 @@ def test_corpus_show_after_a_form_feed(tiny_mirror, monkeypatch, capsys):
     assert ast.parse(acc_corpus.decode_source(b"x = 1\n\x0c\ny = 2\n")).body[1].lineno == 3
     assert acc_corpus.main(["--mirrors", str(root), "show", "o/r", "ff.py", "3", "-C", "0"]) == 0
     assert capsys.readouterr().out == ">>     3 y = 2\n"
+
+
+def test_todo_blind_hides_the_plugin_verdict(tiny_mirror, monkeypatch, capsys, tmp_path):
+    root, repo, _ = tiny_mirror
+    rows = [
+        Candidate("o/r", repo.commit, "a.py", 2, "TCP005", "found", ""),
+        Candidate("o/r", repo.commit, "a.py", 1, "TCP003", "", ""),
+        Candidate("o/r", repo.commit, "ff.py", 3, "TCP009", "finding-only", ""),
+    ]
+    monkeypatch.setattr(acc_labels.corpus, "quiet_broken_pipe", lambda: None)
+    monkeypatch.setattr(acc_labels.corpus, "load_repos", lambda *args: [repo])
+    monkeypatch.setattr(acc_labels, "read_candidates", lambda *args: rows)
+    monkeypatch.setattr(acc_labels, "LABELS_CSV", tmp_path / "labels.csv")  # no labels yet
+    command = ["--mirrors", str(root), "todo", "-C", "0"]
+
+    assert acc_labels.main(command) == 0
+    seen = capsys.readouterr().out
+    assert f"=== o/r,{repo.commit},a.py,2,TCP005  (found)\n>>     2 x = torch.tensor([1])\n" in seen
+    assert f"=== o/r,{repo.commit},a.py,1,TCP003  (not found)\n" in seen
+    assert f"=== o/r,{repo.commit},ff.py,3,TCP009  (finding-only)\n" in seen
+
+    assert acc_labels.main([*command, "--blind"]) == 0
+    blind = capsys.readouterr().out
+    assert f"=== o/r,{repo.commit},a.py,2,TCP005\n>>     2 x = torch.tensor([1])\n" in blind
+    assert f"=== o/r,{repo.commit},a.py,1,TCP003\n" in blind
+    # The row that only the plugin's finding makes is held back, and said to be.
+    assert "ff.py" not in blind and "found" not in blind.replace("finding-only rows held back", "")
+    assert blind.endswith("left to label: TCP003 1 of 1, TCP005 1 of 1, TCP009 1 of 1\n"
+                          "1 finding-only rows held back by --blind; label them last, without it\n")
 
 
 # --- 7. the committed data ---------------------------------------------------------------

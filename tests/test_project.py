@@ -392,3 +392,32 @@ def test_the_cli_fixes_what_project_evidence_finds(tree: Path) -> None:
     assert "b = model.memory.detach().clone()" in fixed, result.stdout + result.stderr
     assert "a = batch.detach().clone()" in fixed
     assert found(train) == []
+
+
+LEGACY_AND_NARROWED = """\
+import torch
+
+
+def plot(loc):
+    return torch.Tensor([loc, 2 * loc])  # clean: loss.data[0] was a number before PyTorch 0.4
+
+
+def labels_of(y):
+    return torch.LongTensor([y]) if type(y) == int else y  # clean: only an int gets here
+
+
+def rows_of(y):
+    return torch.tensor(y)  # TCP005: every call passes a tensor
+
+
+def run(loss, x: torch.Tensor):
+    plot(loss.data[0])
+    labels_of(x)
+    rows_of(x)
+"""
+
+
+def test_callers_old_api_scalars_and_type_tests(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "legacy.py").write_text(LEGACY_AND_NARROWED)
+    assert found(tmp_path / "legacy.py") == expected(LEGACY_AND_NARROWED)

@@ -13,6 +13,7 @@ look-alike). `shape` is the candidate's shape, or `manual` for a hazard found by
 that no candidate row names (then `code` is its rule).
 
     python3 bench/accuracy/labels.py todo [--rule TCP005] [--repo OWNER/NAME] [-C 10]  # what is left
+    python3 bench/accuracy/labels.py todo --blind -C 10         # the same without the plugin's verdict
     python3 bench/accuracy/labels.py check [--sources]           # validate (--sources: lines against the code)
     python3 bench/accuracy/labels.py --labels mine.csv todo      # work in your own file, then:
     python3 bench/accuracy/labels.py merge mine.csv              # fold it into labels.csv
@@ -193,8 +194,11 @@ def _all_labels(args: argparse.Namespace) -> list[Label]:
     return without_overruled(label for path in [LABELS_CSV, *(args.labels or [])] for label in read_labels(Path(path)))
 
 
-def print_with_context(rows: list[Candidate], root: Path, context: int) -> None:
-    """Each row with ``context`` source lines either side, read from the mirrors once per file."""
+def print_with_context(rows: list[Candidate], root: Path, context: int, blind: bool = False) -> None:
+    """Each row with ``context`` source lines either side, read from the mirrors once per file.
+
+    ``blind`` leaves out the plugin's verdict, so that a label cannot lean on it.
+    """
     repos = {repo.name: repo for repo in corpus.load_repos()}
     texts: dict[tuple[str, str], list[str]] = {}
     for row in rows:
@@ -204,7 +208,8 @@ def print_with_context(rows: list[Candidate], root: Path, context: int) -> None:
                 raise SystemExit(corpus.missing_message([mirror], root))
             texts[(row.repo, row.path)] = corpus.source_lines(mirror.read_text(row.path))
         lines = texts[(row.repo, row.path)]
-        print(f"=== {row.repo},{row.commit},{row.path},{row.line},{row.shape}  ({row.plugin or 'not found'})")
+        verdict = "" if blind else f"  ({row.plugin or 'not found'})"
+        print(f"=== {row.repo},{row.commit},{row.path},{row.line},{row.shape}{verdict}")
         for number in range(max(1, row.line - context), min(len(lines), row.line + context) + 1):
             print(f"{'>>' if number == row.line else '  '}{number:6} {lines[number - 1]}")
 
@@ -213,10 +218,15 @@ def _todo(args: argparse.Namespace) -> int:
     candidates = read_candidates()
     left = unlabelled(candidates, _all_labels(args))
     chosen = [row for row in left if args.rule in (None, row.shape) and args.repo in (None, row.repo)]
-    print_with_context(chosen, corpus.mirrors_root(args.mirrors), args.context)
+    # A finding-only row exists only because the plugin reported it: listing it would tell.
+    held_back = [row for row in chosen if args.blind and row.plugin == "finding-only"]
+    chosen = [row for row in chosen if row not in held_back]
+    print_with_context(chosen, corpus.mirrors_root(args.mirrors), args.context, args.blind)
     total = Counter(row.shape for row in candidates)
     todo = Counter(row.shape for row in left)
     print("left to label:", ", ".join(f"{shape} {todo[shape]} of {total[shape]}" for shape in sorted(total)))
+    if held_back:
+        print(f"{len(held_back)} finding-only rows held back by --blind; label them last, without it")
     return 0
 
 
@@ -262,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     todo.add_argument("--rule", choices=CODES)
     todo.add_argument("--repo", help="owner/name")
     todo.add_argument("-C", "--context", type=int, default=0, help="print this many source lines around each row")
+    todo.add_argument("--blind", action="store_true",
+                      help="hide the plugin's verdict (and the rows only the plugin's findings make): label with it")
     todo.set_defaults(run=_todo)
     check = commands.add_parser("check", help="validate the labels")
     check.add_argument("--sources", action="store_true", help="also check each line against the mirrors")

@@ -70,18 +70,18 @@ def preflight_version(executable: str) -> str:
 
 
 def run_preflight(
-    executable: str, files: list[tuple[str, str, bytes]], jobs: int
+    executable: str, files: list[tuple[str, str, bytes, str]], jobs: int
 ) -> tuple[dict[tuple[str, str], list[tuple[int, str]]], list[str]]:
     """TG001 findings per (repo, path), each at its statement's first line, as code TCP009.
 
     Also returns the files torch-preflight could not analyse (its `failures`) and those
     that the stdlib `ast` cannot parse (skipped by score.py's plugin run as well)."""
-    sources = {(repo, path): corpus.decode_source(data) for repo, path, data in files}
+    sources = {(repo, path): corpus.decode_source(data) for repo, path, data, _ in files}
     found: dict[tuple[str, str], list[tuple[int, str]]] = {key: [] for key in sources}
     with tempfile.TemporaryDirectory(prefix="peer-") as folder:
         root = Path(folder)
         where: dict[str, tuple[str, str]] = {}
-        for repo, path, data in files:
+        for repo, path, data, _ in files:
             target = root / repo.replace("/", "+") / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--lookalikes rows must be shape {RULE}, code none: {'; '.join(wrong)}")
     root = corpus.mirrors_root(args.mirrors)
     mirrors = score.open_mirrors(labels, root)
-    files = list(score.labelled_files(labels, mirrors))
+    files = list(score.labelled_files(labels, mirrors, score.corpus_files.app_corpus_dir(score.corpus_files.BENCH_CACHE)))
 
     ours_by_file = only_rule(score.collect_findings(labels, root, args.jobs), RULE)
     theirs_by_file, skipped = run_preflight(executable, files, args.jobs)

@@ -12,6 +12,7 @@ puts each finding on the first line of its statement, and matches it to labels.c
     python3 bench/accuracy/score.py                        # the table
     python3 bench/accuracy/score.py --json score.json      # the same, as JSON (with every FN/FP/unlabelled)
     python3 bench/accuracy/score.py --show FN --rule TCP003   # the misses, with their source lines
+    python3 bench/accuracy/score.py --repos bench/accuracy/repos-crossmodule.txt   # a subset of the corpus
     python3 bench/accuracy/score.py --committed            # the table from the committed data, no mirrors
     python3 bench/accuracy/score.py --write                # ... written into the README and the rule pages
     python3 bench/accuracy/score.py --regenerate           # shapes.py candidates (the current code), then --write
@@ -44,7 +45,9 @@ import findings
 import labels as labelling
 import shapes
 
-from flake8_tensorcopy.rules import ALL_RULES
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import corpus_files  # noqa: E402 (bench/'s: the export of the corpus, shared with run.py)
+from flake8_tensorcopy.rules import ALL_RULES  # noqa: E402
 
 ROOT = corpus.HERE.parent.parent
 README = ROOT / "README.md"
@@ -140,15 +143,30 @@ def score(labels: Iterable[labelling.Label], findings_by_file: FindingsByFile) -
 # --- reading the labelled files -----------------------------------------------------------
 
 
-def _file_findings(job: tuple[str, str, bytes]) -> tuple[tuple[str, str], list[tuple[int, str]]]:
-    repo, path, data = job
-    return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}")
+def read_repo_names(path: Path) -> set[str]:
+    """The owner/name lines of a file (blank lines and `#` comments skipped)."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return {line for line in lines if line}
+
+
+def only_repos(labels: list[labelling.Label], names: set[str], known: set[str]) -> list[labelling.Label]:
+    """The labels of the named repositories; exits naming any that repos.csv does not hold."""
+    unknown = sorted(names - known, key=str.lower)
+    if unknown:
+        raise SystemExit(f"not in repos.csv: {', '.join(unknown)}")
+    return [label for label in labels if label.repo in names]
+
+
+def _file_findings(job: tuple[str, str, bytes, str]) -> tuple[tuple[str, str], list[tuple[int, str]]]:
+    repo, path, data, on_disk = job
+    return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}", on_disk)
 
 
 def labelled_files(
-    labels: list[labelling.Label], mirrors: dict[str, corpus.Mirror]
-) -> Iterator[tuple[str, str, bytes]]:
-    """(repo, path, bytes) of every labelled file, read at repos.csv's commit."""
+    labels: list[labelling.Label], mirrors: dict[str, corpus.Mirror], exported: Path
+) -> Iterator[tuple[str, str, bytes, str]]:
+    """(repo, path, bytes, where it lies in the export) of every labelled file, read at
+    repos.csv's commit; the plugin reads the modules it imports from the export."""
     wanted: dict[str, set[str]] = {}
     for label in labels:
         wanted.setdefault(label.repo, set()).add(label.path)
@@ -159,7 +177,7 @@ def labelled_files(
         if absent:
             raise SystemExit(f"{name} has no {', '.join(sorted(absent))} at {mirror.repo.commit}")
         for file, data in mirror.read_all(files):
-            yield name, file.path, data
+            yield name, file.path, data, str(exported / mirror.repo.slug / file.path)
 
 
 def open_mirrors(labels: list[labelling.Label], root) -> dict[str, corpus.Mirror]:
@@ -178,8 +196,9 @@ def open_mirrors(labels: list[labelling.Label], root) -> dict[str, corpus.Mirror
 
 def collect_findings(labels: list[labelling.Label], root, jobs: int) -> dict[tuple[str, str], list[tuple[int, str]]]:
     mirrors = open_mirrors(labels, root)
+    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
     with Pool(jobs) as pool:
-        return dict(pool.imap(_file_findings, labelled_files(labels, mirrors), chunksize=4))
+        return dict(pool.imap(_file_findings, labelled_files(labels, mirrors, exported), chunksize=4))
 
 
 def committed_findings(labels: list[labelling.Label], candidates: Iterable[labelling.Candidate]) -> FindingsByFile:
@@ -313,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", choices=KINDS, help="print those findings or misses with their source lines")
     parser.add_argument("--rule", choices=labelling.CODES, help="with --show: only this rule")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--repos", metavar="FILE", help="score only the repositories listed in FILE (owner/name lines)")
     parser.add_argument("--committed", action="store_true",
                         help="score candidates.csv's plugin column (the committed data) instead of running the plugin")
     parser.add_argument("--write", action="store_true",
@@ -323,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     corpus.quiet_broken_pipe()
     started = time.perf_counter()
     if args.regenerate or args.write or args.committed:
-        if args.show or args.json or args.labels != str(labelling.LABELS_CSV):
-            parser.error("--committed, --write and --regenerate score the committed files: no --show, --json or --labels")
+        if args.show or args.json or args.repos or args.labels != str(labelling.LABELS_CSV):
+            parser.error("--committed, --write and --regenerate score all the committed files: "
+                         "no --show, --json, --repos or --labels")
         if args.regenerate and shapes.main([*(["--mirrors", args.mirrors] if args.mirrors else []),
                                             "--jobs", str(args.jobs), "candidates"]):
             return 1
@@ -335,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
         return 0
     labels = labelling.without_overruled(labelling.read_labels(Path(args.labels)))
+    if args.repos:
+        known = {repo.name for repo in corpus.load_repos()}
+        labels = only_repos(labels, read_repo_names(Path(args.repos)), known)
     if not labels:
         raise SystemExit(f"no labels in {args.labels}")
     root = corpus.mirrors_root(args.mirrors)

@@ -918,8 +918,8 @@ class ScopeFacts:
                 self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0)
             elif isinstance(func, ast.Attribute) and func.attr in SLICED_TENSOR_CALLS and (sliced := _sliced(func.value)):
                 self._use_as_tensor(sliced, node.lineno)  # det[:, 5].unique()
-            if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and node.args:
-                if isinstance(node.args[0], ast.Name):
+            if isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") and node.args:
+                if isinstance(node.args[0], ast.Name):  # isinstance(y, int), type(y) == int
                     self._tested.add(node.args[0].id)
         elif isinstance(node, ast.Assign):
             for target in node.targets:
@@ -1272,6 +1272,8 @@ class ScopeFacts:
         if isinstance(node, ast.Attribute):
             return self._attribute_value(node)
         if isinstance(node, ast.Subscript):
+            if _legacy_scalar(node):
+                return None
             base = self.value(node.value)
             if isinstance(base, tuple):  # f()[0] of a function that returns a tuple
                 index = node.slice
@@ -1427,6 +1429,14 @@ class ScopeFacts:
         if receiver is None and (qualified := self.imports.qualify_expression(node)) is not None:
             return self.summary.imported_value(qualified)  # config.MEAN
         return None
+
+
+def _legacy_scalar(node: ast.Subscript) -> bool:
+    """``loss.data[0]``: before PyTorch 0.4 the Python number of a one-element tensor (code of
+    that age passes it around as one); since, a row. What the code means is unknown."""
+    value, index = node.value, node.slice
+    return isinstance(value, ast.Attribute) and value.attr == "data" \
+        and isinstance(index, ast.Constant) and type(index.value) is int
 
 
 def _sliced(node: ast.expr) -> str | None:
