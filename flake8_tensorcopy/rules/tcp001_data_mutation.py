@@ -44,7 +44,7 @@ class DataMutation(Rule):
         "so such writes to unannotated tensors can be missed. `self.data`, `args.data` and "
         'similar are never flagged, nor `.data["key"]` (no tensor takes a string key), nor, in a '
         "file that defines a named tuple with a `data` field (TensorRT bindings), a `.data` whose "
-        "receiver is not known as a tensor. {accuracy} The false findings there are numpy "
+        "receiver is not known as a tensor. {accuracy} False findings there include numpy "
         "buffers of caffe blobs, a box list's dict of numpy fields and DGL graph dicts indexed by a "
         "computed key. Most misses assign `.data` of a parameter made in another module "
         "(`fc.sigma.data = ...`) or fetched with `getattr`.",

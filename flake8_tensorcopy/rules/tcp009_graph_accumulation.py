@@ -97,7 +97,7 @@ class GraphAccumulation(Rule):
         "mse_loss as mse` is not seen, and a loop over batches by the names in its header. An "
         'entry overwritten each iteration (`logs["loss"] = loss`) is not an accumulation. '
         "{accuracy} On the same lines torch-preflight 0.5's TG001 finds 3 and makes 163 false "
-        "findings (`bench/accuracy/peer.py`). The miss there: differences of "
+        "findings (`bench/accuracy/peer.py`). Misses there include differences of "
         "parameters kept in a list across a loop over models, not batches. A function that calls the "
         "file's own `loss(x, y)` in a file that never imports torch is taken to compute plain "
         "numbers.",
