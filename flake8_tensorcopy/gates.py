@@ -56,6 +56,7 @@ from .analysis.vocabulary import (
     is_loss_call,
     over_data,
     tensor_method_info,
+    writes_first_argument,
     writes_in_place,
 )
 from .imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, iter_statements
@@ -465,7 +466,7 @@ def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
             return True
         qualified = imports.qualify_expression(node.func) or ""
         first = next((a for a in node.args if not isinstance(a, ast.Starred)), None)
-        if qualified.startswith(_TORCH) and writes_in_place(qualified.rpartition(".")[2]) and first is not None:
+        if writes_first_argument(qualified) and first is not None:
             if _is_data(first):
                 return True
         return any(k.arg == "out" and _is_data(k.value) for k in node.keywords)

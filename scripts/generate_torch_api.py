@@ -196,6 +196,20 @@ def _members_elsewhere() -> tuple[set[str], set[str], set[str], set[str]]:
     return members, callable_members, callable_on_arrays, callable_on_values
 
 
+def _deprecated_inits(path: Path) -> set[str]:
+    """``normal = _make_deprecate(normal_)``: nn.init's old names, which write in place too."""
+    return {
+        f"torch.nn.init.{statement.targets[0].id}"
+        for statement in ast.parse(path.read_text()).body
+        if isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Name)
+        and statement.value.func.id == "_make_deprecate"
+    }
+
+
 def tables(torch_root: Path) -> dict[str, frozenset[str]]:
     functional_py = torch_root / "functional.py"
     variable_functions = _top_level_functions(torch_root / "_C" / "_VariableFunctions.pyi")
@@ -230,6 +244,7 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
         "TENSOR_ONLY_MEMBERS": frozenset(members - elsewhere),
         "SLICED_TENSOR_CALLS": frozenset(members - callable_on_arrays - _GENERIC_CALLS),
         "COMPUTED_TENSOR_METHODS": frozenset(methods - callable_on_values),
+        "DEPRECATED_INIT_FUNCTIONS": frozenset(_deprecated_inits(torch_root / "nn" / "init.py")),
         **_distributions(torch_root / "distributions"),
     }
 
@@ -283,6 +298,8 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         "COMPUTED_TENSOR_METHODS: the tensor methods that numpy, pandas and built-in types have",
         "nothing callable by that name for, modules aside: on what an operator computes",
         "(``(pred == y).float()``), which is never a module.",
+        "DEPRECATED_INIT_FUNCTIONS: nn.init's old names without the underscore (``init.normal``),",
+        "which write their tensor in place as the new ones do.",
         "DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);",
         "DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.",
         '"""',

@@ -421,3 +421,69 @@ def test_callers_old_api_scalars_and_type_tests(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("")
     (tmp_path / "legacy.py").write_text(LEGACY_AND_NARROWED)
     assert found(tmp_path / "legacy.py") == expected(LEGACY_AND_NARROWED)
+
+
+# -- callers in the project's other modules ------------------------------------------
+TOOLS = """\
+import copy
+
+import torch
+
+
+def to_rows(rows):
+    return torch.tensor(rows)  # TCP005: every module's call passes a tensor
+
+
+def from_anything(values):
+    return torch.tensor(values)  # clean: one module passes a list of numbers
+
+
+def as_callback(values):
+    return torch.tensor(values)  # clean: another module passes it as a callback
+
+
+class Keeper:
+    def __init__(self, start):
+        self.start = torch.tensor(start)  # TCP005: built with a tensor in another module
+
+    def keep(self, value):
+        self.best = copy.deepcopy(value)  # TCP003: called on a Keeper with a tensor
+
+    def note(self, value):
+        return torch.tensor(value)  # clean: a module calls .note on something it cannot tell
+"""
+USES_TOOLS = """\
+import torch
+
+from lib import tools
+from lib.tools import Keeper, as_callback, from_anything, to_rows
+
+
+def step(batch: torch.Tensor, other):
+    to_rows(batch)
+    as_callback(batch)
+    tools.to_rows(batch * 2)
+    from_anything(batch)
+    keeper = Keeper(batch)
+    keeper.keep(batch.sum())
+    keeper.note(batch)
+    other.note(1.0)
+"""
+ALSO_USES_TOOLS = """\
+from lib.tools import as_callback, from_anything
+
+callbacks = [as_callback]
+from_anything([1.0, 2.0])
+"""
+
+
+def test_callers_in_other_modules_are_evidence(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    write(tmp_path, {
+        "lib/__init__.py": "",
+        "lib/tools.py": TOOLS,
+        "app/step.py": USES_TOOLS,
+        "app/other.py": ALSO_USES_TOOLS,
+        "app/unrelated.py": "def to_rows(x):\n    return x\n\n\nto_rows([1])\n",  # another to_rows
+    })
+    assert found(tmp_path / "lib/tools.py") == expected(TOOLS)

@@ -15,6 +15,8 @@ nothing callable by that name for, pandas aside: what ``x[:, 5].unique()`` says 
 COMPUTED_TENSOR_METHODS: the tensor methods that numpy, pandas and built-in types have
 nothing callable by that name for, modules aside: on what an operator computes
 (``(pred == y).float()``), which is never a module.
+DEPRECATED_INIT_FUNCTIONS: nn.init's old names without the underscore (``init.normal``),
+which write their tensor in place as the new ones do.
 DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);
 DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.
 """
@@ -634,6 +636,14 @@ COMPUTED_TENSOR_METHODS = frozenset(
     to_sparse_bsr to_sparse_csc to_sparse_csr transpose_ tril tril_ triu triu_
     true_divide true_divide_ trunc trunc_ type_as unflatten unfold uniform_ unsqueeze
     unsqueeze_ vdot view_as xlogy xlogy_ xpu zero_
+    """.split()
+)
+DEPRECATED_INIT_FUNCTIONS = frozenset(
+    """
+    torch.nn.init.constant torch.nn.init.dirac torch.nn.init.eye
+    torch.nn.init.kaiming_normal torch.nn.init.kaiming_uniform torch.nn.init.normal
+    torch.nn.init.orthogonal torch.nn.init.sparse torch.nn.init.uniform
+    torch.nn.init.xavier_normal torch.nn.init.xavier_uniform
     """.split()
 )
 DISTRIBUTIONS = frozenset(

@@ -141,6 +141,15 @@ def writes_in_place(method: str) -> bool:
     return is_inplace_method(method) and method not in _NON_WRITING_INPLACE
 
 
+def writes_first_argument(qualified: str) -> bool:
+    """A torch function that writes its first argument in place: ``torch.nn.init.normal_``,
+    ``torch.add_``-like names, and nn.init's deprecated names (``nn.init.normal``)."""
+    from .torch_api import DEPRECATED_INIT_FUNCTIONS
+
+    return (qualified.startswith("torch.") and writes_in_place(qualified.rpartition(".")[2])) \
+        or qualified in DEPRECATED_INIT_FUNCTIONS
+
+
 # -- writes through .data (TCP001 and its gate) -----------------------------------
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
 # (``self.data`` in a Dataset, ``args.data`` from argparse).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate
-from ..analysis.vocabulary import NOT_TENSOR_NAMES, writes_in_place
+from ..analysis.vocabulary import NOT_TENSOR_NAMES, writes_first_argument, writes_in_place
 from ..inference import first_argument, keyword_argument, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
@@ -70,6 +70,8 @@ class DataMutation(Rule):
         Example("def f(w):\n    w.data[0].zero_()\n", [(2, 5)]),
         Example("import torch\ndef f(a, b, w):\n    torch.add(a, b, out=w.data)\n", [(3, 5)]),
         Example("import torch.nn.init as init\ndef f(w):\n    init.xavier_uniform_(w.data)\n", [(3, 5)]),
+        # nn.init's deprecated names write in place too (they warn and call the new ones).
+        Example("from torch.nn import init\ndef f(m):\n    init.normal(m.weight.data, 0.0, 0.02)\n", [(3, 5)]),
         Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
         Example("def f(gru, w):\n    gru.weight_ih_l0.data = w\n", [(2, 5)]),  # RNNs name them per layer
         Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
@@ -115,7 +117,7 @@ class DataMutation(Rule):
         function = self.inference.qualify(node.func) or ""
         target = first_argument(node)
         short = function.rpartition(".")[2]
-        if function.startswith("torch.") and writes_in_place(short) and target is not None and _is_data(target) \
+        if writes_first_argument(function) and target is not None and _is_data(target) \
                 and not self._record_field(target):
             self.report(node, f"`.data` passed to in-place `{short}` hides the write from autograd; "
                         "pass the tensor itself (nn.init already runs under no_grad)",
