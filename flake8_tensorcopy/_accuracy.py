@@ -5,7 +5,7 @@ REPOSITORIES = 164
 LINES = 821160
 # code: (hazards, found, false findings, look-alikes)
 FIGURES = {
-    'TCP001': (1319, 1275, 7, 210),
+    'TCP001': (1319, 1278, 7, 210),
     'TCP002': (70, 70, 0, 0),
     'TCP003': (49, 42, 0, 428),
     'TCP004': (9, 9, 0, 16),
