@@ -2,7 +2,9 @@
 
 ``python -m flake8_tensorcopy.docs`` rewrites ``rules/TCPnnn.md`` and the plugin's
 trigger table ``flake8_tensorcopy/_triggers.py``; tests keep both in sync, and the
-CLI's ``--explain`` prints the same page text.
+CLI's ``--explain`` prints the same page text. A page's accuracy sentence (``{accuracy}``
+in the rule's docs) is rendered from ``_accuracy.py``, which
+``bench/accuracy/score.py --write`` generates from the committed corpus data.
 """
 
 from __future__ import annotations
@@ -12,9 +14,22 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
+from . import __version__, _accuracy
 from .rule import Rule
 from .rules import ALL_RULES
+
+
+ACCURACY = "{accuracy}"
+
+
+def accuracy_sentence(code: str) -> str:
+    """What the rule found on the labelled corpus (``bench/accuracy/``), as the pages say it."""
+    hazards, found, false, look_alikes = _accuracy.FIGURES[code]
+    falses = "no false finding" if false == 0 else f"{false:,} false finding{'s' if false > 1 else ''}"
+    return (
+        f"On {_accuracy.REPOSITORIES} repositories of application code ({_accuracy.LINES / 1000:,.0f} k lines, "
+        f"hand-labelled: `bench/accuracy/`): {found:,} of {hazards:,} found, {falses} among {look_alikes:,} look-alikes."
+    )
 
 
 def render(rule: type[Rule]) -> str:
@@ -31,7 +46,8 @@ def render(rule: type[Rule]) -> str:
         f"## Use instead\n\n```python\n{docs.use_instead}```\n",
     ]
     if docs.known_problems:
-        sections.append(f"## Known problems\n\n{docs.known_problems}\n")
+        known_problems = docs.known_problems.replace(ACCURACY, accuracy_sentence(rule.code))
+        sections.append(f"## Known problems\n\n{known_problems}\n")
     sections.append(f"## Fix safety\n\n{docs.fix_safety}\n")
     sections.append(
         f"## Proof on real tensors\n\n`{docs.fixture}` shows the hazard and the fix on CPU (and CUDA "

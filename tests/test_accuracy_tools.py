@@ -1,7 +1,8 @@
 """The accuracy corpus's tools (bench/accuracy/): statement lines, shapes, scoring, labels, the corpus.
 
 Everything here runs without the corpus mirrors and without a network, except the last
-test, which runs `corpus.py check` when the mirrors are there and skips otherwise.
+two tests, which check each repository whose mirror is there (its file counts, and that the
+committed candidates.csv is what the current code finds in it) and skip each one that is not.
 
 The bench modules are imported once (tests/bench_modules.py) and used under aliases.
 """
@@ -642,7 +643,7 @@ def test_finding_only_line_after_a_form_feed():
         "        l = F.mse_loss(out, y) * 2\n"
         "        self.running = self.running + l\n"
     )
-    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode()))
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode(), None))
     assert skipped == ""
     only = [row for row in rows if row.plugin == "finding-only"]
     assert [(row.line, row.shape) for row in only] == [(7, "TCP009")]
@@ -661,14 +662,14 @@ def test_file_rows_marks_found_auto_and_finding_only():
                 self.running = self.running + l
         """
     )
-    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode()))
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode(), None))
     assert skipped == ""
     assert [(row.line, row.shape, row.plugin, row.auto) for row in rows] == [
         (4, "TCP005", "", "literal"),
         (5, "TCP005", "found", ""),
         (8, "TCP009", "finding-only", ""),
     ]
-    assert acc_shapes.file_rows(("o/r", COMMIT_A, "bad.py", b"def (:\n")) == (
+    assert acc_shapes.file_rows(("o/r", COMMIT_A, "bad.py", b"def (:\n", None)) == (
         [], "o/r bad.py: not valid Python 3 (SyntaxError)")
 
 
@@ -853,21 +854,84 @@ def test_committed_candidates_are_consistent():
             if label.key not in auto or label.code != "none" or label.note != auto[label.key].auto + " (auto)"] == []
 
 
-# --- 8. the corpus itself, where the mirrors are -----------------------------------------
+# --- 8. the published figures are the committed data's -----------------------------------
 
 
-def test_corpus_check_on_the_mirrors():
+def test_committed_findings_come_from_the_plugin_column_of_labelled_files():
+    labels = [Label("o/r", COMMIT_A, "a.py", 3, "TCP003", "TCP003", ""),
+              Label("o/r", COMMIT_A, "b.py", 5, "TCP005", "none", "")]
+    candidates = [Candidate("o/r", COMMIT_A, "a.py", 3, "TCP003", "found", ""),
+                  Candidate("o/r", COMMIT_A, "a.py", 9, "TCP001", "finding-only", ""),
+                  Candidate("o/r", COMMIT_A, "b.py", 5, "TCP005", "", "literal"),
+                  Candidate("o/r", COMMIT_A, "c.py", 1, "TCP002", "found", "")]  # no label in c.py
+    by_file = acc_score.committed_findings(labels, candidates)
+    assert by_file == {("o/r", "a.py"): [(3, "TCP003"), (9, "TCP001")], ("o/r", "b.py"): []}
+    table = acc_score.score(labels, by_file)
+    assert [(r.code, r.hazards, r.found, r.false, r.unlabelled) for r in table.rules if r.hazards or r.unlabelled] == [
+        ("TCP001", 0, 0, 0, 1), ("TCP003", 1, 1, 0, 0)]
+    assert acc_score.look_alikes(labels) == {"TCP005": 1}
+
+
+def test_the_readme_table_is_replaced_between_its_markers_only():
+    block = f"{acc_score.TABLE_START}\nnew\n{acc_score.TABLE_END}"
+    readme = f"before\n{acc_score.TABLE_START}\nold | 1\n{acc_score.TABLE_END}\nafter\n"
+    assert acc_score.with_readme_table(readme, block) == f"before\n{block}\nafter\n"
+    with pytest.raises(SystemExit, match="exactly one pair"):
+        acc_score.with_readme_table("no markers", block)
+
+
+def test_readme_and_rule_pages_state_the_committed_figures():
+    """The README's table and `_accuracy.py` (which the rule pages are rendered from, as
+    test_docs checks) say what candidates.csv and labels.csv give: no mirrors needed."""
+    table, files, labels = acc_score.committed_table()
+    readme = acc_score.README.read_text(encoding="utf-8")
+    expected = acc_score.readme_table(table, files, len(labels))
+    stale = "stale: run `python3 bench/accuracy/score.py --write` (or --regenerate after a change to the analysis)"
+    assert acc_score.with_readme_table(readme, expected) == readme, f"README.md's accuracy table is {stale}"
+    figures = acc_score.figures_module(table, labels, acc_corpus.load_repos())
+    assert acc_score.FIGURES_MODULE.read_text(encoding="utf-8") == figures, f"{acc_score.FIGURES_MODULE} is {stale}"
+    repos = acc_corpus.load_repos()
+    assert f"{len(repos)} public repositories" in readme
+    assert f"({sum(repo.py_lines for repo in repos) / 1000:,.0f} k lines" in readme
+
+
+# --- 9. the corpus itself, where the mirrors are: each repository present is checked -----
+
+CORPUS = acc_corpus.load_repos()
+
+
+def _mirror_or_skip(repo):
     root = acc_corpus.mirrors_root()
     if not root.is_dir():
         pytest.skip(f"no corpus mirrors at {root} (fetch them, or set ${acc_corpus.MIRRORS_ENV})")
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    repos = acc_corpus.load_repos()
-    _, missing = acc_corpus.open_corpus(repos, root)
-    if missing:
-        pytest.skip(f"{len(missing)} of {len(repos)} corpus repositories are not under {root} "
-                    f"(first: {missing[0].repo.name}: {missing[0].reason})")
-    result = subprocess.run([sys.executable, str(BENCH / "corpus.py"), "check"],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert f"{len(repos)} repositories present, 0 with other counts than recorded" in result.stdout
+    mirror = acc_corpus.locate(repo, root)
+    if not isinstance(mirror, acc_corpus.Mirror):
+        pytest.skip(f"{repo.name}: {mirror.reason}")
+    return mirror
+
+
+@pytest.mark.parametrize("repo", CORPUS, ids=[repo.name for repo in CORPUS])
+def test_corpus_mirror_has_the_recorded_counts(repo):
+    mirror = _mirror_or_skip(repo)
+    assert acc_corpus.count_python(mirror) == (repo.py_files, repo.py_lines)
+
+
+@pytest.mark.filterwarnings("ignore:invalid escape sequence")  # the corpus's own code, parsed here
+@pytest.mark.parametrize("repo", CORPUS, ids=[repo.name for repo in CORPUS])
+def test_committed_candidates_are_what_the_current_code_finds(repo, tmp_path):
+    """candidates.csv's rows of this repository (its `plugin` column above all: the
+    published figures are scored from it) are what shapes.py and the plugin give now,
+    on the repository exported as `shapes.py candidates` exports it (a project of its own)."""
+    mirror = _mirror_or_skip(repo)
+    acc_corpus.export([mirror], tmp_path)
+    current = set()
+    for file, data in mirror.read_all(mirror.python_files()):
+        job = (repo.name, repo.commit, file.path, data, str(tmp_path / repo.slug / file.path))
+        current.update(acc_shapes.file_rows(job)[0])
+    committed = {row for row in acc_labels.read_candidates() if row.repo == repo.name}
+    changed = sorted(f"{'now' if row in current else 'was'}: {row.path}:{row.line} {row.shape} "
+                     f"plugin={row.plugin or '-'} auto={row.auto or '-'}" for row in current ^ committed)
+    assert changed == [], (f"candidates.csv is stale for {repo.name}: run `python3 bench/accuracy/score.py "
+                           "--regenerate` (then label what `labels.py todo` lists)")

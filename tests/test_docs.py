@@ -20,6 +20,25 @@ def test_page_is_generated_from_the_rule(rule):
     )
 
 
+def test_trigger_table_is_generated_from_the_rules():
+    """flake8 prefilters with the generated table, the CLI with the rule modules: a stale
+    table makes flake8 miss what the CLI reports (a gate's keyword changed in one place)."""
+    assert docs.TRIGGER_TABLE.read_text(encoding="utf-8") == docs.render_trigger_table(), (
+        f"{docs.TRIGGER_TABLE} is stale: run `python -m flake8_tensorcopy.docs`"
+    )
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_page_states_the_generated_accuracy_figures_once(rule):
+    """The figures come from `_accuracy.py` (generated from the committed corpus data by
+    `bench/accuracy/score.py --write`, checked by test_accuracy_tools), never by hand."""
+    assert rule.docs.known_problems.count(docs.ACCURACY) == 1
+    page = docs.render(rule)
+    assert docs.ACCURACY not in page
+    assert page.count("repositories of application code") == 1
+    assert page.count(docs.accuracy_sentence(rule.code)) == 1
+
+
 def test_no_page_without_a_rule():
     pages = {p.stem for p in (ROOT / "rules").glob("*.md")}
     assert pages == {rule.code for rule in ALL_RULES}

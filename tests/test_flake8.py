@@ -1,5 +1,6 @@
 """The plugin through the real flake8 CLI, in a subprocess: where column and noqa bugs show."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -95,6 +96,27 @@ def test_unanalysable_files_do_not_stop_the_run(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+_REGISTERED = """
+import configparser, json
+from flake8.plugins import finder
+options = finder.PluginOptions(local_plugin_paths=(), enable_extensions=frozenset({"TCP006"}),
+                               require_plugins=frozenset())
+plugins = finder.load_plugins(finder.find_plugins(configparser.RawConfigParser(), options), options)
+print(json.dumps(sorted([p.entry_name, p.plugin.version, p.obj.__module__ + ":" + p.obj.__name__]
+                        for p in plugins.all_plugins() if p.plugin.package == "flake8-tensorcopy")))
+"""
+
+
 def test_plugin_is_registered_under_TCP(tmp_path):
+    """flake8 finds our checkers under the entry names `TCP` (so `--select TC`/`TCP` picks
+    them up) and `TCP006` (opt-in: `--enable-extensions TCP006`), as this version."""
+    from flake8_tensorcopy import __version__
+
     result = flake8("--version", cwd=tmp_path)
-    assert "flake8-tensorcopy" in result.stdout
+    assert f"flake8-tensorcopy: {__version__}" in result.stdout
+    found = subprocess.run([sys.executable, "-c", _REGISTERED], cwd=tmp_path, capture_output=True, text=True,
+                           check=True, timeout=120)
+    assert json.loads(found.stdout) == [
+        ["TCP", __version__, "flake8_tensorcopy.plugin:TensorCopyChecker"],
+        ["TCP006", __version__, "flake8_tensorcopy.plugin:TCP006Checker"],
+    ]

@@ -5,6 +5,11 @@ these tests need git and the package index (PyPI), nothing else. ``try-repo`` ta
 the repository's HEAD plus changes to *tracked* files only; the tests therefore hand it
 a snapshot of this checkout's working tree (tracked and untracked, minus ignored
 files), so that what is tested is what is about to be committed.
+
+``try-repo`` copies the repository anew on every call, and so builds a fresh
+virtualenv each time: one test proves it; the others run the hooks with
+``pre-commit run --config`` on the snapshot at its commit, which builds one environment
+for the whole module (a shared ``PRE_COMMIT_HOME``) and reuses it.
 """
 
 from __future__ import annotations
@@ -156,8 +161,28 @@ def _findings(output: str) -> list[str]:
     return [match.group(0) for match in FINDING.finditer(output)]
 
 
+def _hook_config(path: Path, repo: Path, commit: str, hook_id: str, args: tuple[str, ...] = ()) -> Path:
+    hook_args = f"\n        args: [{', '.join(args)}]" if args else ""
+    path.write_text(
+        f"""\
+repos:
+  - repo: {repo}
+    rev: {commit}
+    hooks:
+      - id: {hook_id}{hook_args}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _run_hook(project: Path, config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``pre-commit run`` of ``config``'s hooks on every file: reuses the module's environment."""
+    return _pre_commit("run", "--config", str(config), "--all-files", cwd=project, env=env)
+
+
 def test_try_repo_fails_on_risky_code_and_passes_once_fixed(tmp_path, hook_repo, env):
-    repo, _ = hook_repo
+    repo, commit = hook_repo
     project = _project(tmp_path / "project", {"risky.py": RISKY, "README.txt": "not python\n"})
 
     failed = _pre_commit("try-repo", str(repo), HOOK_ID, "--all-files", cwd=project, env=env)
@@ -168,7 +193,7 @@ def test_try_repo_fails_on_risky_code_and_passes_once_fixed(tmp_path, hook_repo,
     assert _findings(output) == RISKY_FINDINGS, output
 
     _write(project, {"risky.py": FIXED})
-    passed = _pre_commit("try-repo", str(repo), HOOK_ID, "--all-files", cwd=project, env=env)
+    passed = _run_hook(project, _hook_config(tmp_path / "config.yaml", repo, commit, HOOK_ID), env)
     output = passed.stdout + passed.stderr
     assert passed.returncode == 0, output
     assert "Passed" in output and _findings(output) == [], output
@@ -232,26 +257,12 @@ repos:
     assert rc == 1 and found == [RISKY_FINDINGS[0]], output
 
 
-def _fix_config(path: Path, repo: Path, commit: str) -> Path:
-    path.write_text(
-        f"""\
-repos:
-  - repo: {repo}
-    rev: {commit}
-    hooks:
-      - id: {CLI_HOOK_ID}
-        args: [--fix]
-""",
-        encoding="utf-8",
-    )
-    return path
-
-
 def test_cli_hook_fails_on_findings_in_python_and_stubs_and_passes_clean_code(tmp_path, hook_repo, env):
-    repo, _ = hook_repo
+    repo, commit = hook_repo
     project = _project(tmp_path / "project", {"risky.py": RISKY, "stub.pyi": STUB, "README.txt": "not python\n"})
+    config = _hook_config(tmp_path / "config.yaml", repo, commit, CLI_HOOK_ID)
 
-    failed = _pre_commit("try-repo", str(repo), CLI_HOOK_ID, "--all-files", cwd=project, env=env)
+    failed = _run_hook(project, config, env)
     output = failed.stdout + failed.stderr
     assert failed.returncode == 1, output
     assert f"- hook id: {CLI_HOOK_ID}" in output and "Failed" in output, output
@@ -261,7 +272,7 @@ def test_cli_hook_fails_on_findings_in_python_and_stubs_and_passes_clean_code(tm
     assert "3 finding(s) fixable with --fix." in output, output
 
     _write(project, {"risky.py": FIXED, "stub.pyi": STUB_FIXED})
-    passed = _pre_commit("try-repo", str(repo), CLI_HOOK_ID, "--all-files", cwd=project, env=env)
+    passed = _run_hook(project, config, env)
     output = passed.stdout + passed.stderr
     assert passed.returncode == 0, output
     assert "Passed" in output and _findings(output) == [], output
@@ -270,9 +281,9 @@ def test_cli_hook_fails_on_findings_in_python_and_stubs_and_passes_clean_code(tm
 def test_cli_hook_with_fix_writes_the_safe_fixes(tmp_path, hook_repo, env):
     repo, commit = hook_repo
     project = _project(tmp_path / "project", {"risky.py": RISKY, "stub.pyi": STUB})
-    config = _fix_config(tmp_path / "pre-commit-config.yaml", repo, commit)
+    config = _hook_config(tmp_path / "config.yaml", repo, commit, CLI_HOOK_ID, ("--fix",))
 
-    fixed = _pre_commit("run", "--config", str(config), "--all-files", cwd=project, env=env)
+    fixed = _run_hook(project, config, env)
     output = fixed.stdout + fixed.stderr
     # Every finding was fixed, yet the hook fails: pre-commit fails a hook that changes files.
     assert fixed.returncode == 1, output
@@ -282,15 +293,15 @@ def test_cli_hook_with_fix_writes_the_safe_fixes(tmp_path, hook_repo, env):
     assert (project / "stub.pyi").read_text(encoding="utf-8") == STUB_FIXED
 
     _git("add", "-A", cwd=project)
-    again = _pre_commit("run", "--config", str(config), "--all-files", cwd=project, env=env)
+    again = _run_hook(project, config, env)
     output = again.stdout + again.stderr
     assert again.returncode == 0 and "Passed" in output, output
 
 
 def test_cli_hook_is_handed_notebooks(tmp_path, hook_repo, env):
-    repo, _ = hook_repo
+    repo, commit = hook_repo
     project = _project(tmp_path / "project", {"nb.ipynb": NOTEBOOK})
-    done = _pre_commit("try-repo", str(repo), CLI_HOOK_ID, "--all-files", cwd=project, env=env)
+    done = _run_hook(project, _hook_config(tmp_path / "config.yaml", repo, commit, CLI_HOOK_ID), env)
     output = done.stdout + done.stderr
     assert "flake8-tensorcopy CLI" in output and "(no files to check)" not in output, output
 
@@ -299,13 +310,13 @@ def test_cli_hook_lints_and_fixes_notebooks(tmp_path, hook_repo, env):
     repo, commit = hook_repo
     project = _project(tmp_path / "project", {"nb.ipynb": NOTEBOOK})
 
-    failed = _pre_commit("try-repo", str(repo), CLI_HOOK_ID, "--all-files", cwd=project, env=env)
+    failed = _run_hook(project, _hook_config(tmp_path / "config.yaml", repo, commit, CLI_HOOK_ID), env)
     output = failed.stdout + failed.stderr
     assert failed.returncode == 1, output
     assert any(line.startswith("nb.ipynb:") and " TCP002 " in line for line in output.splitlines()), output
 
-    config = _fix_config(tmp_path / "pre-commit-config.yaml", repo, commit)
-    fixed = _pre_commit("run", "--config", str(config), "--all-files", cwd=project, env=env)
+    config = _hook_config(tmp_path / "fix-config.yaml", repo, commit, CLI_HOOK_ID, ("--fix",))
+    fixed = _run_hook(project, config, env)
     output = fixed.stdout + fixed.stderr
     assert fixed.returncode == 1 and "files were modified by this hook" in output, output
     notebook = json.loads((project / "nb.ipynb").read_text(encoding="utf-8"))

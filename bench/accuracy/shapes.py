@@ -47,8 +47,8 @@ CONVERSION_METHODS = frozenset(
     reshape reshape_as flatten
     """.split()
 )
-# Trailing-underscore methods that change flags, not tensor values.
-NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
+# Trailing-underscore methods that change flags, not tensor values (`rename_`: older torch only).
+NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_"})
 TENSOR_CONSTRUCTOR = re.compile(r"torch\.(?:tensor|Tensor|(?:cuda\.)?[A-Z][A-Za-z0-9]*Tensor)")
 # Calls whose result still aliases a state_dict's tensors.
 ALIASING_WRAPPERS = frozenset({"dict", "OrderedDict", "collections.OrderedDict", "copy.copy"})

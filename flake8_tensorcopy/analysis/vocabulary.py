@@ -115,7 +115,7 @@ FRESH_METHODS = frozenset(
     clone add sub mul div true_divide floor_divide remainder fmod pow matmul mm bmm
     sum mean prod std var norm abs exp log log1p sqrt rsqrt neg reciprocal sigmoid tanh
     relu softmax log_softmax clamp clip cumsum cumprod masked_fill index_select gather
-    repeat tile flip roll tril triu max_pool sign floor ceil round trunc sin cos
+    repeat tile flip roll tril triu sign floor ceil round trunc sin cos
     new_zeros new_ones new_empty new_full new_tensor masked_select argmax argmin
     """.split()
 )
@@ -132,8 +132,9 @@ def is_inplace_method(name: str) -> bool:
     return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
-# In-place methods that change metadata or autograd state, not the values.
-_NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
+# In-place methods that change metadata or autograd state, not the values (`rename_`:
+# named tensors, gone from torch 2.13, kept for code written against older torch).
+_NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_"})
 
 
 def writes_in_place(method: str) -> bool:

@@ -23,6 +23,7 @@ class CloneDetach(Rule):
         example="import torch\n\ndef snapshot(x: torch.Tensor) -> torch.Tensor:\n    return x.clone().detach()\n",
         use_instead="import torch\n\ndef snapshot(x: torch.Tensor) -> torch.Tensor:\n    return x.detach().clone()\n",
         fixture="fixtures/tcp002_clone_detach.py",
+        known_problems="{accuracy}",
         fix_safety="`E.clone(...).detach()` becomes `E.detach().clone(...)` and "
         "`torch.clone(E, ...).detach()` becomes `E.detach().clone(...)`: safe, the values, dtype, "
         "device and memory format are the same.",

@@ -33,8 +33,7 @@ class InplaceDetached(Rule):
         known_problems="Aliases are tracked through plain names within one function only. A detached call "
         "result (`model(x).detach()`, `helper(x).detach()`, `x = model(x); x = x.detach()`) is "
         "taken as a tensor no one else holds, though a call can return a tensor kept elsewhere. "
-        "On 125 repositories of application code (718 k lines, hand-labelled: "
-        "`bench/accuracy/`): 9 of 9 found, no false finding.",
+        "{accuracy}",
     )
     flagged = (
         Example("def f(x):\n    x.detach().zero_()\n", [(2, 5)]),

@@ -7,7 +7,7 @@ import libcst as cst
 from ..inference import first_argument, method_call
 from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
 
-_LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool ComplexFloat ComplexDouble".split()
+_LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
 _LEGACY_CONSTRUCTORS = frozenset(
     f"torch.{module}{kind}Tensor" for kind in _LEGACY_TYPES for module in ("", "cuda.")
 )
@@ -50,16 +50,14 @@ class TensorFromTensor(Rule):
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
         "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable used as only a "
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
-        "scores (`Categorical(p).sample()`, `dist.log_prob(a)`). On 125 repositories of application code (718 k "
-        "lines, hand-labelled: `bench/accuracy/`): 16 of 41 found, no false finding among 2,201 "
-        "look-alikes. Of the 25 misses, 13 hold tensors made in another module or library (a "
-        "torchvision dataset's `targets` or `ToTensor` images, an imported loader factory, "
-        "another script calling the function, models loaded from files, an optimizer's "
-        "state), 2 depend on a command-line flag, 8 get their tensors from the file's own "
-        "callers through one or more calls (an `AverageMeter.update(acc1[0])`, parameters "
-        "passed down two methods), "
-        "and 2 are results of POT's `ot.sinkhorn` on tensors: a per-file analysis that reads "
-        "only the callee side cannot know them.",
+        "scores (`Categorical(p).sample()`, `dist.log_prob(a)`). {accuracy} Most misses hold "
+        "tensors made in another module or library (a torchvision dataset's `targets` or "
+        "`ToTensor` images, an imported loader factory, another script calling the function, "
+        "models loaded from files, an optimizer's state); others depend on a command-line flag, "
+        "get their tensors from the file's own callers through one or more calls (an "
+        "`AverageMeter.update(acc1[0])`, parameters passed down two methods), or are results of "
+        "POT's `ot.sinkhorn` on tensors: a per-file analysis that reads only the callee side "
+        "cannot know them.",
         fix_safety="`torch.tensor(t)` becomes `t.detach().clone()`, and "
         "`torch.tensor(t, dtype=d, device=v, requires_grad=r)` becomes "
         "`t.detach().to(dtype=d, device=v, copy=True).requires_grad_(r)`, which is what torch "

@@ -48,9 +48,7 @@ class InplaceAdvancedIndex(Rule):
         fixture="fixtures/tcp007_inplace_advanced_index.py",
         known_problems="Only statements are flagged: `y = x[idx].mul_(2)` uses the copy on purpose. A plain "
         "name of unknown type as the index is not flagged (`x[i]` may be an integer), nor a 0-d "
-        "integer tensor such as `t.argmax()` (that is basic indexing, a view). On 125 "
-        "repositories of application code (718 k lines, hand-labelled: `bench/accuracy/`): 1 of "
-        "1 found, no false finding among 131 look-alikes.",
+        "integer tensor such as `t.argmax()` (that is basic indexing, a view). {accuracy}",
         fix_safety="Unsafe, because `x` now changes as the code evidently meant: `x[i].zero_()` "
         "becomes `x[i] = 0`, `fill_(v)`/`copy_(v)` become `x[i] = v`, `add_`/`sub_`/`mul_`/`div_` "
         "become `+=`/`-=`/`*=`/`/=` (only without `alpha=`/`rounding_mode=`), and methods with an "
