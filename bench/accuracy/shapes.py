@@ -79,6 +79,15 @@ class Occurrence:
     auto: str = ""  # why it needs no judgement (see AUTO_REASONS); empty when it must be labelled
 
 
+# torch.nn.init's old names (``normal = _make_deprecate(normal_)``), which write in place too.
+_DEPRECATED_INITS = frozenset({
+    "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+    "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse",
+})
+# torch.distributed's collectives that write into the tensor they are given.
+_IN_PLACE_COLLECTIVES = frozenset({"all_reduce", "broadcast", "reduce", "recv", "irecv"})
+
+
 def occurrences(source: str) -> list[Occurrence]:
     """Every shape occurrence in ``source``, one per (statement, shape); raises SyntaxError."""
     tree = ast.parse(source)
@@ -506,9 +515,13 @@ class ShapeFinder(ast.NodeVisitor):
 
     @staticmethod
     def is_init(name: str) -> bool:
-        """``nn.init.normal_``, ``torch.nn.init.xavier_uniform_``, ``init.zeros_`` (any import spelling)."""
+        """``nn.init.normal_``, ``torch.nn.init.xavier_uniform_``, ``init.zeros_`` (any import
+        spelling), nn.init's deprecated names (``init.normal``), and the collectives that write
+        their tensor (``dist.all_reduce``)."""
         parts = name.split(".")
-        return len(parts) >= 2 and parts[-2] == "init" and writes_in_place(parts[-1])
+        if len(parts) >= 2 and parts[-2] == "init":
+            return writes_in_place(parts[-1]) or parts[-1] in _DEPRECATED_INITS
+        return len(parts) >= 2 and parts[-2] in ("dist", "distributed") and parts[-1] in _IN_PLACE_COLLECTIVES
 
     @staticmethod
     def through_data(node: ast.expr) -> bool:
