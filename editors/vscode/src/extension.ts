@@ -6,6 +6,8 @@ import { execFile } from "node:child_process";
 import { constants as fsConstants, promises as fs } from "node:fs";
 import * as vscode from "vscode";
 import {
+  CodeActionRequest,
+  CodeActionTriggerKind,
   DidChangeConfigurationNotification,
   LanguageClient,
   LanguageClientOptions,
@@ -151,22 +153,32 @@ function payload() {
   return serverPayload((key) => settings.get(key));
 }
 
-/** The server's `source.fixAll.tensorcopy` on the active document (a notebook: all its cells). */
+/** The server's `source.fixAll.tensorcopy` on the active file, or on the active notebook
+ * (asked of its first Python cell: the server fixes every cell). */
 async function fixAll(): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  if (editor === undefined || client === undefined) {
-    void vscode.window.showInformationMessage(
-      client === undefined ? "flake8-tensorcopy: the server is not running." : "flake8-tensorcopy: open a Python file or notebook cell first.");
+  if (client === undefined) {
+    void vscode.window.showInformationMessage("flake8-tensorcopy: the server is not running (see Show Output).");
     return;
   }
-  const document = editor.document;
-  const whole = new vscode.Range(0, 0, document.lineCount, 0);
-  const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
-    "vscode.executeCodeActionProvider", document.uri, whole, FIX_ALL_KIND.value);
-  const fix = actions?.find((action) => action.kind !== undefined && FIX_ALL_KIND.contains(action.kind) && action.edit);
-  if (fix?.edit === undefined) {
+  const notebook = vscode.window.activeNotebookEditor?.notebook;
+  const document = notebook === undefined
+    ? vscode.window.activeTextEditor?.document
+    : notebook.getCells().find((cell) => cell.kind === vscode.NotebookCellKind.Code && cell.document.languageId === "python")?.document;
+  if (document === undefined) {
+    void vscode.window.showInformationMessage("flake8-tensorcopy: open a Python file or notebook first.");
+    return;
+  }
+  // Asked of the server itself: VS Code's code action command would also ask other
+  // extensions, and it knows no model for a notebook cell that is not rendered.
+  const actions = await client.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: client.code2ProtocolConverter.asUri(document.uri) },
+    range: { start: { line: 0, character: 0 }, end: { line: document.lineCount, character: 0 } },
+    context: { diagnostics: [], only: [FIX_ALL_KIND.value], triggerKind: CodeActionTriggerKind.Invoked },
+  });
+  const fix = actions?.find((action) => "kind" in action && action.kind === FIX_ALL_KIND.value && action.edit);
+  if (fix === undefined || !("edit" in fix) || fix.edit === undefined) {
     void vscode.window.showInformationMessage("flake8-tensorcopy: nothing to fix here.");
     return;
   }
-  await vscode.workspace.applyEdit(fix.edit);
+  await vscode.workspace.applyEdit(await client.protocol2CodeConverter.asWorkspaceEdit(fix.edit));
 }
