@@ -28,7 +28,7 @@ if os.environ.get("TENSORCOPY_VSCODE_TEST") != "1":
                 allow_module_level=True)
 
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from vscode_workbench import SLOW_S, CodeServer, Workbench  # noqa: E402
+from vscode_workbench import SLOW_S, WAIT_S, CodeServer, Workbench  # noqa: E402
 
 from flake8_tensorcopy.rules import ALL_RULES  # noqa: E402
 
@@ -157,6 +157,7 @@ def test_without_the_server_one_message_says_the_pip_command(editor, pythons):
                                     "the message that the server is missing", timeout=SLOW_S)
     assert f"not installed for the selected interpreter {bare} nor on PATH" in shown
     assert f"Install it with: {bare} {INSTALL}" in shown
+    assert shown.count("language server was not found") == 1 and "Error" not in shown, "one message, no other"
     # Nothing else breaks: the file is open, and the extension's commands answer.
     workbench.command("flake8-tensorcopy: Show Output")
     workbench.wait_for_text(".output-view", lambda text: f"{bare} {INSTALL}" in text.replace("\n", ""),
@@ -173,6 +174,8 @@ def test_selecting_an_interpreter_with_the_server_starts_it(editor, pythons):
     assert "train.py" in shown
     assert RULES["TCP002"].message.split(";")[0] in shown
     assert "[Ln 7, Col 10]" in shown and "[Ln 9, Col 1]" in shown
+    workbench.wait_for(lambda: workbench.shown(".editor-group-container.active .squiggly-warning") >= 2, WAIT_S,
+                       "both findings underlined in the editor")
     workbench.command("Notifications: Clear All Notifications")  # the install message, now stale
 
 
@@ -210,6 +213,10 @@ def test_notebook_findings_and_fix_all_command(editor, workspace):
     shown = workbench.problems(lambda text: "train.ipynb" in text and "TCP002" in text,
                                "the notebook cell's finding in the Problems panel", timeout=SLOW_S)
     assert RULES["TCP002"].message.split(";")[0] in shown
+    assert "[Ln 1, Col 5]" in shown, "the position in the cell's own lines"
+    workbench.wait_for_text(".notebook-editor", lambda text: "u = t.clone().detach()" in text, "the cells shown")
+    workbench.wait_for(lambda: workbench.shown(".notebook-editor .squiggly-warning"), WAIT_S,
+                       "the finding underlined in its cell")
     workbench.screenshot(ARTIFACTS / "vscode-notebook.png")
     workbench.command("flake8-tensorcopy: Fix All Fixable Findings")
     workbench.problems(lambda text: "TCP002" not in text, "the notebook's finding fixed")

@@ -144,6 +144,12 @@ class Workbench:
             ".map(e => e.innerText).join('\\n')", selector
         ).replace("\u00a0", " ")
 
+    def shown(self, selector: str) -> int:
+        """How many elements ``selector`` matches that are shown."""
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].filter(e => e.getClientRects().length).length",
+            selector)
+
     def wait_for(self, condition: Callable[[], Result], timeout: float, what: str) -> Result:
         try:
             return WebDriverWait(self.driver, timeout, poll_frequency=0.25,

@@ -63,10 +63,11 @@ export function deactivate(): Promise<void> {
 
 /** Stops the server (if running) and starts it again as the settings now say; restarts queue. */
 function restart(): Promise<void> {
-  restarting = restarting.then(async () => {
+  const again = async () => {
     await stop();
     await start();
-  });
+  };
+  restarting = restarting.then(again, again); // a failed restart does not block the next
   return restarting;
 }
 
