@@ -6,7 +6,7 @@ notebook in the Problems panel, the rule's page on hover, a quick fix from the l
 fix-all on save and from the command, each checked on the file saved to disk.
 
 The tests run in order on one editor session, as a person would work. They need
-code-server, Node 24, Chromium and the .vsix, which `bash .ci/vscode.sh` installs and
+code-server, Node 24, Chromium and the .vsix, which `bash .ci/editors.sh` installs and
 builds before it runs them (it sets TENSORCOPY_VSCODE_TEST=1); elsewhere they skip. A
 failing test leaves a screenshot of the page (the path is in the failure)."""
 
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 if os.environ.get("TENSORCOPY_VSCODE_TEST") != "1":
-    pytest.skip("the real-editor test runs under `bash .ci/vscode.sh` (TENSORCOPY_VSCODE_TEST=1)",
+    pytest.skip("the real-editor test runs under `bash .ci/editors.sh` (TENSORCOPY_VSCODE_TEST=1)",
                 allow_module_level=True)
 
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -37,7 +37,7 @@ RULES = {rule.code: rule for rule in ALL_RULES}
 STUB = Path(__file__).parent / "vscode_python_stub"
 INSTALL = "-m pip install 'flake8-tensorcopy[server]'"
 # Where the screenshots go: the README's picture, and one per failing test.
-ARTIFACTS = Path(os.environ.get("TENSORCOPY_VSCODE_ARTIFACTS", ROOT / "build" / "vscode-test"))
+ARTIFACTS = Path(os.environ.get("TENSORCOPY_EDITOR_ARTIFACTS", ROOT / "build" / "editor-tests"))
 
 TRAIN_PY = """\
 import copy
@@ -70,7 +70,7 @@ def _notebook(cells: list[tuple[str, str]]) -> dict:
 
 def _required(name: str) -> Path:
     value = os.environ.get(name)
-    assert value and Path(value).exists(), f"{name} must name an existing file (bash .ci/vscode.sh sets it): {value!r}"
+    assert value and Path(value).exists(), f"{name} must name an existing file (bash .ci/editors.sh sets it): {value!r}"
     return Path(value)
 
 

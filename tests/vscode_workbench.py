@@ -2,7 +2,7 @@
 headless Chromium (Debian's chromium and chromedriver, through selenium) as a person
 drives it, by keyboard and mouse, reading what the page shows.
 
-code-server, Node 24 and the .vsix come from `.ci/vscode.sh`, which names them in
+code-server, Node 24 and the .vsix come from `.ci/editors.sh`, which names them in
 TENSORCOPY_CODE_SERVER and TENSORCOPY_VSIX."""
 
 from __future__ import annotations

