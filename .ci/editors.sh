@@ -23,18 +23,37 @@ fail() { echo "editors.sh: $*" >&2; exit 1; }
 
 work="$(mktemp -d)"
 staging=""  # an install under way: removed on failure, never taken for a cached one
-trap 'rm -rf "$work" ${staging:+"$staging"}' EXIT
+trap 'wait; rm -rf "$work" ${staging:+"$staging"}' EXIT  # wait: a background apt-get
 
-debian_packages=(chromium chromium-driver libkrb5-dev emacs-nox elpa-eglot tmux)
-step "Debian packages: ${debian_packages[*]}"
-missing=()
-for package in "${debian_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
+# Prints those of the Debian packages $@ that are not installed.
+not_installed() {
+    local package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || echo "$package"
+    done
+}
+
+apt_install() {
+    DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends "$@" >"$work/apt.log" 2>&1 ||
+        { tail -n 40 "$work/apt.log" >&2; return 1; }
+}
+
+# libkrb5-dev now: code-server's native modules build against it. The browser, Emacs and
+# tmux install in the background meanwhile (dpkg takes one install at a time), awaited
+# before the tests.
+mapfile -t build_packages < <(not_installed libkrb5-dev)
+mapfile -t test_packages < <(not_installed chromium chromium-driver emacs-nox elpa-eglot tmux)
+step "Debian packages to install: ${build_packages[*]:-} ${test_packages[*]:-(none)}"
+if [ "${#build_packages[@]}" -gt 0 ] || [ "${#test_packages[@]}" -gt 0 ]; then
     apt-get -qq update || fail "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends "${missing[@]}" >/dev/null ||
-        fail "apt-get install ${missing[*]} failed"
+fi
+if [ "${#build_packages[@]}" -gt 0 ]; then
+    apt_install "${build_packages[@]}" || fail "apt-get install ${build_packages[*]} failed"
+fi
+apt_test_packages=""
+if [ "${#test_packages[@]}" -gt 0 ]; then
+    apt_install "${test_packages[@]}" &
+    apt_test_packages=$!
 fi
 
 # Installs npm package $2 into the cache folder $1 unless it is there: into a staging
@@ -63,9 +82,10 @@ export PATH="$node_home/bin:$PATH"  # npm runs on the node first on PATH
 step "code-server $CODE_SERVER_VERSION (npm; native modules built against Node $NODE_VERSION)"
 code_server_home="$cache/code-server-$CODE_SERVER_VERSION-node-$NODE_VERSION"
 # npm blocks dependencies' install scripts by default; code-server's postinstall installs
-# VS Code's own (shrinkwrapped) dependencies and builds their native modules.
+# VS Code's own (shrinkwrapped) dependencies and builds their native modules (JOBS: on
+# every core).
 cached_npm_install "$code_server_home" "code-server@$CODE_SERVER_VERSION" \
-    npm_config_nodedir="$node_home" npm_config_dangerously_allow_all_scripts=true
+    npm_config_nodedir="$node_home" npm_config_dangerously_allow_all_scripts=true JOBS=max
 code_server="$work/code-server"
 printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$node_home/bin/node" \
     "$code_server_home/node_modules/code-server/out/node/entry.js" >"$code_server"
@@ -80,6 +100,11 @@ step "the extension: npm ci, compile, unit tests, package"
     npm test
     npm run --silent package -- --out "$work/flake8-tensorcopy.vsix"
 )
+
+if [ -n "$apt_test_packages" ]; then
+    step "waiting for apt-get install ${test_packages[*]}"
+    wait "$apt_test_packages" || fail "apt-get install ${test_packages[*]} failed"
+fi
 
 step "the real-editor tests (tests/test_vscode.py, tests/test_emacs.py; what failures showed in $artifacts)"
 python3 -m venv "$work/venv"

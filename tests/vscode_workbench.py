@@ -227,7 +227,7 @@ class Workbench:
 
     def problems(self, wanted: Callable[[str], bool], what: str, timeout: float = WAIT_S) -> str:
         """The Problems panel's text once ``wanted`` holds for it (the panel opened if need be)."""
-        if not self.driver.find_elements(By.CSS_SELECTOR, ".markers-panel"):
+        if not self.shown(".markers-panel"):
             self.keys(Keys.CONTROL, Keys.SHIFT, "m")
         return self.wait_for_text(".markers-panel", wanted, what, timeout)
 
