@@ -46,8 +46,9 @@ class DataMutation(Rule):
         "file that defines a named tuple with a `data` field (TensorRT bindings), a `.data` whose "
         "receiver is not known as a tensor. {accuracy} False findings there include numpy "
         "buffers of caffe blobs, a box list's dict of numpy fields and DGL graph dicts indexed by a "
-        "computed key. Most misses assign `.data` of a parameter made in another module "
-        "(`fc.sigma.data = ...`) or fetched with `getattr`.",
+        "computed key. Misses include `.data` of a parameter fetched with `getattr` or "
+        "reached through a getter of another module, and writes through a name bound to `.data` "
+        "(`w = m.weight.data; w.mul_(s)`).",
         fix_safety="`nn.init.X_(w.data)` as a statement becomes `nn.init.X_(w)` (nn.init runs under "
         "no_grad). A statement that writes through `.data` (`w.data.add_(v)`, `w.data[i] = v`, "
         "`p.data -= v`) loses `.data` and runs under no_grad: inside `with torch.no_grad():` / "

@@ -30,13 +30,14 @@ class DeepcopyTensor(Rule):
         use_instead="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return t.detach().clone()\n",
         fixture="fixtures/tcp003_deepcopy_tensor.py",
         known_problems="Only values known to be tensors are flagged; `copy.deepcopy(model)`, optimizers, dicts "
-        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file: "
-        "annotations, torch calls, what the file's own functions return and its classes store "
-        "on `self`, methods only tensors have (`out.detach()`), a parameter used as only a "
-        "tensor can be, or its docstring's type; `list(model.parameters())`; a number to which "
-        "a tensor is added (`s = 0.0; s += t`). {accuracy} It cannot see values made in another module (an image tensor passed in by another script, "
-        "`copy.deepcopy(self.trainer.master_params)`: a list of parameters built by an imported "
-        "class).",
+        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file and "
+        "the project's modules it imports: annotations, torch calls, what the project's functions "
+        "return and its classes store on `self`, methods only tensors have (`out.detach()`), a "
+        "parameter used as only a tensor can be, or its docstring's type, or to which every call "
+        "in the project passes a tensor; `list(model.parameters())`; a number to which a tensor "
+        "is added (`s = 0.0; s += t`). {accuracy} Misses include values whose receiver no "
+        "reading can tell (an attribute of an object moved through a chain of calls) and a "
+        "parameter some call passes something else to.",
         fix_safety="`copy.deepcopy(t)` becomes `t.detach().clone()`: unsafe, the copy no longer "
         "requires grad, has no `.grad` and is a plain tensor (not an `nn.Parameter`). No fix "
         "with a `memo` argument.",
