@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+from flake8_tensorcopy.rules import ALL_RULES
+
 RISKY = textwrap.dedent(
     """\
     import copy
@@ -98,3 +100,25 @@ def test_unanalysable_files_do_not_stop_the_run(tmp_path):
 def test_plugin_is_registered_under_TCP(tmp_path):
     result = flake8("--version", cwd=tmp_path)
     assert "flake8-tensorcopy" in result.stdout
+
+
+def _with_noqa(source: str, line: int, code: str) -> str:
+    lines = source.splitlines()
+    lines[line - 1] += f"  # noqa: {code}"
+    return "\n".join(lines) + "\n"
+
+
+def test_every_rule_at_its_column_and_silenced_by_its_noqa(tmp_path):
+    """Each rule's first flagged example, opt-in rules enabled: found where the example says,
+    and gone with ``# noqa: CODE`` on that line."""
+    opt_in = ",".join(rule.code for rule in ALL_RULES if not rule.enabled_by_default)
+    expected = []
+    for rule in ALL_RULES:
+        example = rule.flagged[0]
+        line, column = example.expect[0]
+        (tmp_path / f"{rule.code.lower()}.py").write_text(example.code)
+        (tmp_path / f"{rule.code.lower()}_noqa.py").write_text(_with_noqa(example.code, line, rule.code))
+        expected.append(f"{rule.code.lower()}.py:{line}:{column}: {rule.code}")
+    files = sorted(p.name for p in tmp_path.glob("tcp*.py"))
+    result = flake8("--select", "TCP", "--enable-extensions", opt_in, *files, cwd=tmp_path)
+    assert sorted(located(result.stdout)) == sorted(expected), result.stdout + result.stderr
