@@ -43,6 +43,7 @@ from .analysis.vocabulary import (
     NAMED_PARAMETER_ITERATORS,
     NOT_TENSOR_NAMES,
     NUMPY_ARRAY_VIEWS,
+    NUMPY_VIEW_FUNCTIONS,
     NUMPY_WRITING_FUNCTIONS,
     NUMPY_WRITING_METHODS,
     PARAMETER_ATTRIBUTES,
@@ -591,17 +592,20 @@ class NumpyAliasWriteGate(Gate):
             for written in _array_writes(node)
         )
 
-    @staticmethod
-    def _array_of(node: ast.expr, aliases: set[str]) -> bool:
-        while True:
-            if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ("T", "real", "imag")):
-                node = node.value
-            elif (method := _method(node)) is not None and method[1] in NUMPY_ARRAY_VIEWS:
-                node = method[0]
-            else:
-                break
+    def _array_of(self, node: ast.expr, aliases: set[str]) -> bool:
+        """``node`` may be a view of a ``.numpy()`` array or of a name in ``aliases``."""
+        while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ("T", "real", "imag")):
+            node = node.value
         method = _method(node)
-        return (method is not None and method[1] == "numpy") or (isinstance(node, ast.Name) and node.id in aliases)
+        if method is None:
+            return isinstance(node, ast.Name) and node.id in aliases
+        if method[1] == "numpy":
+            return True
+        # a.transpose(...) views its receiver, np.transpose(a, ...) its argument: either may be it
+        if method[1] in NUMPY_VIEW_FUNCTIONS and node.args and not isinstance(node.args[0], ast.Starred) \
+                and self._array_of(node.args[0], aliases):
+            return True
+        return method[1] in NUMPY_ARRAY_VIEWS and self._array_of(method[0], aliases)
 
 
 def _array_writes(node: ast.AST) -> list[ast.expr]:

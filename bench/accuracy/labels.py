@@ -13,6 +13,7 @@ look-alike). `shape` is the candidate's shape, or `manual` for a hazard found by
 that no candidate row names (then `code` is its rule).
 
     python3 bench/accuracy/labels.py todo [--rule TCP005] [--repo OWNER/NAME] [-C 10]  # what is left
+    python3 bench/accuracy/labels.py todo --blind --rule TCP011 -C 15   # without the plugin's verdict
     python3 bench/accuracy/labels.py check [--sources]           # validate (--sources: lines against the code)
     python3 bench/accuracy/labels.py --labels mine.csv todo      # work in your own file, then:
     python3 bench/accuracy/labels.py merge mine.csv              # fold it into labels.csv
@@ -36,7 +37,7 @@ from statements import statement_starts
 HERE = Path(__file__).resolve().parent
 CANDIDATES_CSV = HERE / "candidates.csv"
 LABELS_CSV = HERE / "labels.csv"
-CODES = tuple(f"TCP00{number}" for number in range(1, 10))
+CODES = tuple(f"TCP{number:03d}" for number in range(1, 12))
 NONE = "none"
 MANUAL = "manual"
 AUTO_SUFFIX = " (auto)"  # the note of a generated label
@@ -193,8 +194,10 @@ def _all_labels(args: argparse.Namespace) -> list[Label]:
     return without_overruled(label for path in [LABELS_CSV, *(args.labels or [])] for label in read_labels(Path(path)))
 
 
-def print_with_context(rows: list[Candidate], root: Path, context: int) -> None:
-    """Each row with ``context`` source lines either side, read from the mirrors once per file."""
+def print_with_context(rows: list[Candidate], root: Path, context: int, blind: bool = False) -> None:
+    """Each row with ``context`` source lines either side, read from the mirrors once per file.
+    ``blind``: without what the plugin says there, so that the label cannot lean on it (rows
+    that exist only because the plugin reported them are still shown, unmarked)."""
     repos = {repo.name: repo for repo in corpus.load_repos()}
     texts: dict[tuple[str, str], list[str]] = {}
     for row in rows:
@@ -204,7 +207,8 @@ def print_with_context(rows: list[Candidate], root: Path, context: int) -> None:
                 raise SystemExit(corpus.missing_message([mirror], root))
             texts[(row.repo, row.path)] = corpus.source_lines(mirror.read_text(row.path))
         lines = texts[(row.repo, row.path)]
-        print(f"=== {row.repo},{row.commit},{row.path},{row.line},{row.shape}  ({row.plugin or 'not found'})")
+        verdict = "" if blind else f"  ({row.plugin or 'not found'})"
+        print(f"=== {row.repo},{row.commit},{row.path},{row.line},{row.shape}{verdict}")
         for number in range(max(1, row.line - context), min(len(lines), row.line + context) + 1):
             print(f"{'>>' if number == row.line else '  '}{number:6} {lines[number - 1]}")
 
@@ -213,7 +217,7 @@ def _todo(args: argparse.Namespace) -> int:
     candidates = read_candidates()
     left = unlabelled(candidates, _all_labels(args))
     chosen = [row for row in left if args.rule in (None, row.shape) and args.repo in (None, row.repo)]
-    print_with_context(chosen, corpus.mirrors_root(args.mirrors), args.context)
+    print_with_context(chosen, corpus.mirrors_root(args.mirrors), args.context, blind=args.blind)
     total = Counter(row.shape for row in candidates)
     todo = Counter(row.shape for row in left)
     print("left to label:", ", ".join(f"{shape} {todo[shape]} of {total[shape]}" for shape in sorted(total)))
@@ -262,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     todo.add_argument("--rule", choices=CODES)
     todo.add_argument("--repo", help="owner/name")
     todo.add_argument("-C", "--context", type=int, default=0, help="print this many source lines around each row")
+    todo.add_argument("--blind", action="store_true",
+                      help="hide the plugin's verdict on each row (label before reading what the plugin says)")
     todo.set_defaults(run=_todo)
     check = commands.add_parser("check", help="validate the labels")
     check.add_argument("--sources", action="store_true", help="also check each line against the mirrors")

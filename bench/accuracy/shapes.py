@@ -43,6 +43,15 @@ CONVERSION_METHODS = frozenset(
     reshape reshape_as flatten
     """.split()
 )
+# TCP010: array methods that give a view of a numpy array (when they can), methods and
+# functions that write into an array.
+ARRAY_VIEW_METHODS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "view", "ravel"})
+ARRAY_VIEW_ATTRIBUTES = frozenset({"T", "real", "imag"})
+ARRAY_VIEW_FUNCTIONS = frozenset(
+    {"transpose", "squeeze", "reshape", "swapaxes", "moveaxis", "ravel", "expand_dims", "asarray"}
+)
+ARRAY_WRITING_METHODS = frozenset({"fill", "sort", "put", "partition", "itemset"})
+ARRAY_WRITING_FUNCTIONS = frozenset({"shuffle", "copyto", "putmask", "place", "fill_diagonal"})
 # Trailing-underscore methods that change flags, not tensor values.
 NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
 TENSOR_CONSTRUCTOR = re.compile(r"torch\.(?:tensor|Tensor|(?:cuda\.)?[A-Z][A-Za-z0-9]*Tensor)")
@@ -71,7 +80,7 @@ AUTO_REASONS = {
 @dataclass(frozen=True, order=True)
 class Occurrence:
     line: int  # first line of the innermost statement holding it
-    shape: str  # TCP001 ... TCP009
+    shape: str  # TCP001 ... TCP011
     auto: str = ""  # why it needs no judgement (see AUTO_REASONS); empty when it must be labelled
 
 
@@ -159,10 +168,28 @@ def source_kind(node: ast.expr) -> str | None:
     return None
 
 
+def array_origin(node: ast.expr) -> ast.expr:
+    """What a chain of array views starts from: ``x.numpy()`` in ``x.numpy()[0].transpose(1, 2, 0)``
+    or in ``np.transpose(x.numpy(), ...)`` (numpy spelled ``np`` or ``numpy``)."""
+    while True:
+        if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ARRAY_VIEW_ATTRIBUTES):
+            node = node.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id in ("np", "numpy") and node.func.attr in ARRAY_VIEW_FUNCTIONS
+              and node.args and not isinstance(node.args[0], ast.Starred)):
+            node = node.args[0]
+        elif method_name(node) in ARRAY_VIEW_METHODS:
+            node = node.func.value
+        else:
+            return node
+
+
 def binding_shape(value: ast.expr | None) -> tuple[str | None, str]:
     """The shape (and auto reason) a later in-place write through a name bound to ``value`` would have."""
     if value is None:
         return None, ""
+    if method_name(array_origin(value)) == "numpy":
+        return "TCP010", ""
     kind = source_kind(value)
     if kind in ("TCP004", "TCP006"):
         return kind, ""
@@ -326,6 +353,8 @@ class ShapeFinder(ast.NodeVisitor):
             kind, auto = earlier[-1] if earlier else (None, "")
             if kind in ("TCP004", "TCP006") or (kind == "TCP007" and form == "method"):
                 self.add(node, kind, auto)
+            elif kind == "TCP010" and form != "method":  # an array has no x_() methods
+                self.add(node, kind, auto)
         for node, value in scope.accumulations:
             if scope.backward or mentions_loss(value):
                 self.add(node, "TCP009")
@@ -352,6 +381,8 @@ class ShapeFinder(ast.NodeVisitor):
     # Statements that write or bind.
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(target, ast.Attribute) for target in node.targets) and self.rewraps(node.value):
+            self.add(node, "TCP011")
         for target in node.targets:
             self.assigned(target, node.value, node)
         self.accumulated_by_rebinding(node)
@@ -397,7 +428,14 @@ class ShapeFinder(ast.NodeVisitor):
                 self.scope.accumulations.append((statement, value))
 
     def bind(self, name: str, value: ast.expr | None, at: tuple[int, int]) -> None:
-        self.scope.bindings.setdefault(name, []).append((at, binding_shape(value)))
+        shape = binding_shape(value)
+        origin = array_origin(value) if value is not None else None
+        if shape[0] is None and isinstance(origin, ast.Name) and origin is not value:
+            # b = a.T where a holds a .numpy() array: b is that array too
+            earlier = [kind for when, kind in self.scope.bindings.get(origin.id, ()) if when < at]
+            if earlier and earlier[-1][0] == "TCP010":
+                shape = earlier[-1]
+        self.scope.bindings.setdefault(name, []).append((at, shape))
 
     def item_written(self, target: ast.Subscript, statement: ast.AST) -> None:
         """``E[...] = v`` / ``E[...] op= v`` writes into E: its shape depends on where E comes from."""
@@ -444,6 +482,9 @@ class ShapeFinder(ast.NodeVisitor):
             self.add(node, "TCP002")
         if method == "state_dict" and self.is_stored(node):
             self.add(self.statement_of(node), "TCP008")
+        self.array_writes(node, method)
+        if method == "register_parameter" and len(node.args) == 2 and self.rewraps(node.args[1]):
+            self.add(node, "TCP011")
         if method in ACCUMULATING_METHODS and self.scope.loops and node.args:
             value = node.args[-1]
             if not is_plain_value(value):
@@ -460,6 +501,43 @@ class ShapeFinder(ast.NodeVisitor):
             self.add(node, "TCP007", "basic-index" if is_basic_index(receiver.slice) else "")
         if isinstance(origin := peel_views(receiver), ast.Name):  # y[0].zero_() writes y too
             self.scope.name_writes.append((origin.id, node, "method"))
+
+    def array_writes(self, node: ast.Call, method: str | None) -> None:
+        """Writes into an array that TCP010 may see: ``out=a``, ``a.fill(0)``, ``np.random.shuffle(a)``."""
+        written = [(keyword.value, "out") for keyword in node.keywords if keyword.arg == "out"]
+        written = [(element, form) for value, form in written
+                   for element in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])]
+        if method in ARRAY_WRITING_METHODS:
+            written.append((node.func.value, "array-method"))
+        function = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if function in ARRAY_WRITING_FUNCTIONS and node.args and not isinstance(node.args[0], ast.Starred):
+            written.append((node.args[0], "array-function"))
+        for value, form in written:
+            origin = value
+            while isinstance(origin, ast.Subscript):
+                origin = origin.value
+            if isinstance(origin, ast.Name):
+                self.scope.name_writes.append((origin.id, node, form))
+
+    def rewraps(self, value: ast.expr) -> bool:
+        """TCP011's shape: ``Parameter(<expr>.weight)``, ``.bias`` or any ``*weight``/``*bias``
+        attribute, also through ``.data``, ``.detach()``, ``.clone()`` and views."""
+        if not isinstance(value, ast.Call) or not (self.qualified(value.func) or "").endswith("Parameter"):
+            return False
+        arguments = [*value.args[:1], *(keyword.value for keyword in value.keywords if keyword.arg == "data")]
+        for argument in arguments:
+            while True:
+                if isinstance(argument, ast.Attribute) and argument.attr == "data":
+                    argument = argument.value
+                elif method_name(argument) in {"detach", "clone"} | VIEW_METHODS:
+                    argument = argument.func.value
+                elif isinstance(argument, ast.Subscript):
+                    argument = argument.value
+                else:
+                    break
+            if isinstance(argument, ast.Attribute) and argument.attr.endswith(("weight", "bias")):
+                return True
+        return False
 
     def is_clone(self, node: ast.expr) -> bool:
         return method_name(node) == "clone" or (

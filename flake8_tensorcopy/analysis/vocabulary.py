@@ -143,6 +143,10 @@ def writes_in_place(method: str) -> bool:
 # -- numpy arrays of tensors (TCP010 and its gate) ---------------------------------
 # Array methods that return a view of the array (when they can: ``reshape``, ``ravel``).
 NUMPY_ARRAY_VIEWS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "view", "ravel"})
+# numpy functions that return a view of their first argument (or the array itself: asarray).
+NUMPY_VIEW_FUNCTIONS = frozenset(
+    {"transpose", "squeeze", "reshape", "swapaxes", "moveaxis", "ravel", "expand_dims", "asarray"}
+)
 # Array methods that write into the array.
 NUMPY_WRITING_METHODS = frozenset({"fill", "sort", "put", "partition", "itemset"})
 # Functions that write into their first argument: ``np.random.shuffle(a)``, ``np.copyto(a, v)``.

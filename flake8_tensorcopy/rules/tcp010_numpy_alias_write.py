@@ -6,13 +6,18 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..analysis.vocabulary import NUMPY_ARRAY_VIEWS, NUMPY_WRITING_FUNCTIONS, NUMPY_WRITING_METHODS
+from ..analysis.vocabulary import (
+    NUMPY_ARRAY_VIEWS,
+    NUMPY_VIEW_FUNCTIONS,
+    NUMPY_WRITING_FUNCTIONS,
+    NUMPY_WRITING_METHODS,
+)
 from ..gates import NumpyAliasWriteGate
 from ..inference import (
     CONVERSION_METHODS,
     VIEW_METHODS,
     bound_names,
-    container_of,
+    first_argument,
     is_advanced_index,
     is_copying_conversion,
     keyword_argument,
@@ -73,7 +78,7 @@ class NumpyAliasWrite(Rule):
         "`np.random.shuffle(a)`, `a.fill(v)`, `a.sort()`, `np.copyto(a, v)`...) to a name bound to "
         "`t.numpy()`, `t.cpu().numpy()`, `t.detach().cpu().float().numpy()`, `t.numpy(force=True)` "
         "(views, basic indexing and aliasing conversions in the chain, array views such as "
-        "`.transpose(1, 2, 0)` after it) before the name is bound again, where `t` is the caller's: "
+        "`.transpose(1, 2, 0)` or `np.transpose(a, ...)` after it) before the name is bound again, where `t` is the caller's: "
         "a parameter of the function, an attribute of one (`self.buffer`), an element of one "
         "(`batch['image']`, `images[i]`), or a loop variable over one.",
         why="`.numpy()` of a CPU tensor shares its memory, and `.cpu()`, `.detach()`, `.float()` "
@@ -106,6 +111,11 @@ class NumpyAliasWrite(Rule):
     )
     flagged = (
         Example("def f(images):\n    a = images.cpu().float().numpy()\n    a *= 255\n", [(3, 5)]),
+        Example(
+            "import numpy as np\ndef f(batch):\n    img = batch.numpy()\n    view = np.transpose(img[0], (1, 2, 0))\n"
+            "    view *= 255\n",
+            [(5, 5)],
+        ),
         Example("def f(t):\n    a = t.numpy()\n    a[0] = 1\n", [(3, 5)]),
         Example("def f(self):\n    a = self.buffer.detach().cpu().numpy()\n    a += 1\n", [(3, 5)]),
         Example("def f(batch):\n    img = batch['image'][0].numpy(force=True)\n    img[img > 1] = 1\n", [(3, 5)]),
@@ -264,13 +274,15 @@ class NumpyAliasWrite(Rule):
         """The alias ``value`` is: array views of ``<caller's tensor>.<chain>.numpy()``, or of
         a name bound to such an array."""
         node = value
-        while True:  # the array side: a[1:], a.transpose(1, 2, 0), a.T
+        while True:  # the array side: a[1:], a.transpose(1, 2, 0), a.T, np.transpose(a, ...)
             if isinstance(node, cst.Subscript):
                 if is_advanced_index(node, self.inference) or _has_array_index(node):
                     return None
                 node = node.value
             elif isinstance(node, cst.Attribute) and node.attr.value in _ARRAY_VIEW_ATTRIBUTES:
                 node = node.value
+            elif (viewed := self._numpy_view_of(node)) is not None:
+                node = viewed
             elif (called := method_call(node)) is not None and called[1] in NUMPY_ARRAY_VIEWS:
                 node = called[0]
             else:
@@ -302,6 +314,15 @@ class NumpyAliasWrite(Rule):
             return None
         root = _code(node)
         return _Alias(numpy_call, root, self._root_name(node), through_cpu)
+
+    def _numpy_view_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``a`` of ``np.transpose(a, (1, 2, 0))``, ``np.asarray(a)``: numpy functions that
+        return a view of their argument."""
+        if not isinstance(node, cst.Call):
+            return None
+        qualified = self.inference.qualify(node.func) or ""
+        module, _, function = qualified.rpartition(".")
+        return first_argument(node) if module == "numpy" and function in NUMPY_VIEW_FUNCTIONS else None
 
     def _caller_view(self, value: cst.BaseExpression) -> bool:
         """``value`` may be the caller's tensor (or container) itself: ``images[i]``,
