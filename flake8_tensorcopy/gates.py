@@ -660,10 +660,13 @@ def _rewraps(value: ast.expr) -> bool:
         return False
     arguments = [*value.args[:1], *(k.value for k in value.keywords if k.arg == "data")]
     for argument in arguments:
-        while (method := _method(argument)) is not None and method[1] == "detach" or (
-            isinstance(argument, ast.Attribute) and argument.attr == "data"
-        ):
-            argument = method[0] if method is not None else argument.value
+        while True:  # X.weight.data, X.weight.detach(): the same storage
+            if isinstance(argument, ast.Attribute) and argument.attr == "data":
+                argument = argument.value
+            elif (method := _method(argument)) is not None and method[1] == "detach":
+                argument = method[0]
+            else:
+                break
         if isinstance(argument, ast.Attribute) and argument.attr in TIED_PARAMETER_ATTRIBUTES:
             return True
     return False
