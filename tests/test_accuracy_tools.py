@@ -260,6 +260,13 @@ def test_occurrences_of_the_numpy_and_rewrap_shapes():
     ]
 
 
+def test_a_numpy_array_of_a_conversion_is_both_shapes():
+    # TCP006 judged `dets = x.cpu().numpy().reshape(...)` written in place before TCP010 existed:
+    # its candidates stay, TCP010's are added beside them.
+    source = "def f(x):\n    dets = x.detach().cpu().numpy().reshape(2, -1)\n    dets[0] *= 2\n"
+    assert shape_rows(source) == [(3, "TCP006", ""), (3, "TCP010", "")]
+
+
 def test_todo_blind_hides_the_plugins_verdict(tiny_mirror, monkeypatch, capsys):
     root, repo, _ = tiny_mirror
     monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [repo])

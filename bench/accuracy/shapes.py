@@ -52,6 +52,9 @@ ARRAY_VIEW_FUNCTIONS = frozenset(
 )
 ARRAY_WRITING_METHODS = frozenset({"fill", "sort", "put", "partition", "itemset"})
 ARRAY_WRITING_FUNCTIONS = frozenset({"shuffle", "copyto", "putmask", "place", "fill_diagonal"})
+# The forms of a write through a name that TCP004 and TCP006 judge (TCP010 judges every form
+# but "method": an array's writes are `out=a`, `a.fill(0)`, `np.random.shuffle(a)` too).
+TENSOR_WRITES = frozenset({"augmented", "item", "method"})
 # Trailing-underscore methods that change flags, not tensor values.
 NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_", "retain_grad_"})
 TENSOR_CONSTRUCTOR = re.compile(r"torch\.(?:tensor|Tensor|(?:cuda\.)?[A-Z][A-Za-z0-9]*Tensor)")
@@ -188,8 +191,6 @@ def binding_shape(value: ast.expr | None) -> tuple[str | None, str]:
     """The shape (and auto reason) a later in-place write through a name bound to ``value`` would have."""
     if value is None:
         return None, ""
-    if method_name(array_origin(value)) == "numpy":
-        return "TCP010", ""
     kind = source_kind(value)
     if kind in ("TCP004", "TCP006"):
         return kind, ""
@@ -301,6 +302,9 @@ class Scope:
     backward: bool = False
     # name -> [(where the binding takes effect, (shape, auto reason) of writes through it)]
     bindings: dict[str, list[tuple[tuple[int, int], tuple[str | None, str]]]] = field(default_factory=dict)
+    # name -> [(where the binding takes effect, whether it holds a .numpy() array)]: TCP010's,
+    # kept apart so that a binding can be both (``d = x.cpu().numpy().reshape(...)`` is TCP006's too)
+    arrays: dict[str, list[tuple[tuple[int, int], bool]]] = field(default_factory=dict)
     name_writes: list[tuple[str, ast.AST, str]] = field(default_factory=list)  # (name, node, form)
     accumulations: list[tuple[ast.AST, ast.expr]] = field(default_factory=list)  # (node, value)
 
@@ -351,10 +355,11 @@ class ShapeFinder(ast.NodeVisitor):
         for name, node, form in scope.name_writes:
             earlier = [shape for at, shape in scope.bindings.get(name, ()) if at < position(node)]
             kind, auto = earlier[-1] if earlier else (None, "")
-            if kind in ("TCP004", "TCP006") or (kind == "TCP007" and form == "method"):
+            if (kind in ("TCP004", "TCP006") and form in TENSOR_WRITES) or (kind == "TCP007" and form == "method"):
                 self.add(node, kind, auto)
-            elif kind == "TCP010" and form != "method":  # an array has no x_() methods
-                self.add(node, kind, auto)
+            arrays = [held for at, held in scope.arrays.get(name, ()) if at < position(node)]
+            if arrays and arrays[-1] and form != "method":  # an array has no x_() methods
+                self.add(node, "TCP010")
         for node, value in scope.accumulations:
             if scope.backward or mentions_loss(value):
                 self.add(node, "TCP009")
@@ -428,14 +433,21 @@ class ShapeFinder(ast.NodeVisitor):
                 self.scope.accumulations.append((statement, value))
 
     def bind(self, name: str, value: ast.expr | None, at: tuple[int, int]) -> None:
-        shape = binding_shape(value)
-        origin = array_origin(value) if value is not None else None
-        if shape[0] is None and isinstance(origin, ast.Name) and origin is not value:
-            # b = a.T where a holds a .numpy() array: b is that array too
-            earlier = [kind for when, kind in self.scope.bindings.get(origin.id, ()) if when < at]
-            if earlier and earlier[-1][0] == "TCP010":
-                shape = earlier[-1]
-        self.scope.bindings.setdefault(name, []).append((at, shape))
+        self.scope.bindings.setdefault(name, []).append((at, binding_shape(value)))
+        self.scope.arrays.setdefault(name, []).append((at, self.holds_array(value, at)))
+
+    def holds_array(self, value: ast.expr | None, at: tuple[int, int]) -> bool:
+        """``value`` is a ``.numpy()`` array, a view of one, or a view of a name holding one
+        (``b = a.T`` after ``a = t.numpy()``)."""
+        if value is None:
+            return False
+        origin = array_origin(value)
+        if method_name(origin) == "numpy":
+            return True
+        if isinstance(origin, ast.Name) and origin is not value or isinstance(value, ast.Name):
+            earlier = [held for when, held in self.scope.arrays.get(origin.id, ()) if when < at]
+            return bool(earlier) and earlier[-1]
+        return False
 
     def item_written(self, target: ast.Subscript, statement: ast.AST) -> None:
         """``E[...] = v`` / ``E[...] op= v`` writes into E: its shape depends on where E comes from."""

@@ -27,7 +27,7 @@ class ParameterRewrapTie(Rule):
         what="Flags `A.b = nn.Parameter(X.weight)` (or `.bias`, or another parameter attribute "
         "of a module, also through `.data` or `.detach()`), and "
         "`A.register_parameter(\"b\", nn.Parameter(X.weight))`, where `X.weight` is another "
-        "module's Parameter: weight tying written as a rewrap.",
+        "module's Parameter (`X` is not the module `A` itself): weight tying written as a rewrap.",
         why="`nn.Parameter(emb.weight)` is a NEW Parameter object over the SAME storage. The "
         "module now lists two parameters where proper tying lists one, so an optimizer steps the "
         "shared storage twice per step, with two sets of Adam moments (after 3 Adam steps the "
@@ -49,7 +49,9 @@ class ParameterRewrapTie(Rule):
         "flagged: it is a copy, and nothing is tied at all (the two train apart from the first "
         "step); to tie, assign the Parameter itself. Not flagged either: a rewrap of the same "
         "attribute (`self.fc.weight = nn.Parameter(self.fc.weight)`, which replaces one "
-        "Parameter by another), a Parameter of a module the function built itself and may throw "
+        "Parameter by another) or of another attribute of the same module (`self.w = "
+        "nn.Parameter(self.weight)`: most often a plain tensor or a buffer made a Parameter), "
+        "a Parameter of a module the function built itself and may throw "
         "away (`m = nn.Linear(...); self.w = nn.Parameter(m.weight)`), a slice or a view of a "
         "weight, and `setattr(...)`.",
         fix_safety="Safe: the `nn.Parameter(...)` wrapper (and a `.data` or `.detach()` inside it) "
@@ -80,12 +82,14 @@ class ParameterRewrapTie(Rule):
         "import torch.nn as nn\ndef f(self, w):\n    self.w = nn.Parameter(w)\n",
         "def f(self, Parameter):\n    self.w = Parameter(self.emb.weight)\n",
         "import torch.nn as nn\ndef f(self):\n    self.out.weight = nn.Parameter(self.emb.running_mean)\n",
+        "import torch\nimport torch.nn as nn\ndef f(self):\n    self.weight = torch.zeros(3)\n    self.sub_weight = nn.Parameter(self.weight)\n",
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         targets = [t.target for t in node.targets if isinstance(t.target, cst.Attribute)]
         if len(targets) == 1 and len(node.targets) == 1:
-            self._check(node.value, dotted_name(targets[0]), _code(targets[0]))
+            target = targets[0]
+            self._check(node.value, dotted_name(target.value), target.attr.value, _code(target))
 
     def visit_Call(self, node: cst.Call) -> None:
         called = method_call(node)
@@ -93,11 +97,12 @@ class ParameterRewrapTie(Rule):
             return
         name = node.args[0].value
         if isinstance(name, cst.SimpleString) and name.prefix == "":
-            owner = dotted_name(called[0])
             attribute = name.raw_value
-            self._check(node.args[1].value, f"{owner}.{attribute}" if owner else None, f"{_code(called[0])}.{attribute}")
+            self._check(node.args[1].value, dotted_name(called[0]), attribute, f"{_code(called[0])}.{attribute}")
 
-    def _check(self, value: cst.BaseExpression, target: str | None, target_code: str) -> None:
+    def _check(self, value: cst.BaseExpression, owner: str | None, attribute: str, target_code: str) -> None:
+        """``<owner>.<attribute> = value``: ``owner`` is the dotted name of the module that
+        gets the Parameter (None when it is no plain dotted name)."""
         if not isinstance(value, cst.Call) or self.inference.qualify(value.func) not in _PARAMETER:
             return
         argument = first_argument(value, "data")
@@ -113,9 +118,11 @@ class ParameterRewrapTie(Rule):
                 break
         if not isinstance(parameter, cst.Attribute) or parameter.attr.value not in TIED_PARAMETER_ATTRIBUTES:
             return
-        source = dotted_name(parameter)
-        if source is not None and source == target:
-            return  # a rewrap of the attribute itself: nothing else shares it
+        module = dotted_name(parameter.value)
+        if module is not None and module == owner:
+            # The module's own attribute: a rewrap of the attribute itself (nothing else
+            # shares it), or one of its tensors made a Parameter (a buffer, a plain tensor).
+            return
         if not self._kept_module(parameter.value):
             return
         fix = None
