@@ -80,7 +80,8 @@ class NumpyAliasWrite(Rule):
         "(views, basic indexing and aliasing conversions in the chain, array views such as "
         "`.transpose(1, 2, 0)` or `np.transpose(a, ...)` after it) before the name is bound again, where `t` is the caller's: "
         "a parameter of the function, an attribute of one (`self.buffer`), an element of one "
-        "(`batch['image']`, `images[i]`), or a loop variable over one.",
+        "(`batch['image']`, `images[i]`, `img, info = batch['seg']`), or a loop variable over one "
+        "(also through `enumerate`, `zip`, `.items()`, `.values()` and `tqdm(...)`).",
         why="`.numpy()` of a CPU tensor shares its memory, and `.cpu()`, `.detach()`, `.float()` "
         "on a float32 CPU tensor return the tensor itself: `a = images.cpu().float().numpy(); "
         "a *= 255` multiplies the caller's batch by 255. Autograd cannot see the write "
@@ -125,6 +126,11 @@ class NumpyAliasWrite(Rule):
         ),
         Example("import numpy as np\ndef f(x):\n    a = x.numpy()\n    np.random.shuffle(a)\n", [(4, 5)]),
         Example("def f(images):\n    for img in images:\n        a = img.cpu().numpy()\n        a.fill(0)\n", [(4, 9)]),
+        Example(
+            "def f(outputs):\n    for key, out in tqdm(outputs.items()):\n        boxes, scores = out['det']\n"
+            "        b = boxes.cpu().numpy()\n        b[:, 0] += 1\n",
+            [(5, 9)],
+        ),
         Example(
             "import torch\ndef f(images):\n    if isinstance(images, torch.Tensor):\n"
             "        images = images.cpu().float().numpy()\n    images *= 255\n    return images\n",
@@ -176,7 +182,8 @@ class NumpyAliasWrite(Rule):
             if isinstance(target.target, cst.Subscript):
                 self._check_write(node, target.target)
         names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-        self._bind(names, node.value, others=[n for t in node.targets for n in bound_names(t.target)])
+        unpacked = [n for t in node.targets if isinstance(t.target, (cst.Tuple, cst.List)) for n in bound_names(t.target)]
+        self._bind(names, node.value, others=[n for t in node.targets for n in bound_names(t.target)], unpacked=unpacked)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Subscript):
@@ -199,20 +206,25 @@ class NumpyAliasWrite(Rule):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._unbind(list(bound_names(node.target)))
 
-    def _bind(self, names: list[str], value: cst.BaseExpression, others: list[str] = ()) -> None:
+    def _bind(self, names: list[str], value: cst.BaseExpression, others: list[str] = (),
+              unpacked: list[str] = ()) -> None:
         """``names = value``: an alias when ``value`` is one, a view of the caller's tensor
-        when it is one; anything else ends what the names held."""
+        when it is one; anything else ends what the names held. ``unpacked``: the names of
+        ``a, b = value``, the caller's when ``value`` is (``img, info = batch["seg"]``)."""
         if not self.frames or not (names or others):
             return
         frame = self.frames[-1]
         alias = self._alias_of(value)
         view_of_caller = alias is None and self._caller_view(value)
+        held_by_caller = view_of_caller or (isinstance(value, cst.Name) and value.value in frame.visible)
         self._unbind([*names, *others])
         for name in names:
             if alias is not None:
                 frame.aliases[name] = alias
             elif view_of_caller:
                 frame.visible.add(name)
+        if held_by_caller:
+            frame.visible.update(unpacked)
 
     def _unbind(self, names: list[str]) -> None:
         if self.frames:
@@ -352,21 +364,37 @@ class NumpyAliasWrite(Rule):
 
 
 def _loop_pairs(target: cst.BaseExpression, iterable: cst.BaseExpression):
-    """(name, what it iterates) for ``for x in xs``, ``enumerate(xs)`` and ``zip(xs, ys)``."""
+    """(name, what it iterates) for ``for x in xs``, ``enumerate(xs)``, ``zip(xs, ys)``,
+    ``d.values()``, ``d.items()``, and any of these in ``tqdm(...)``."""
+    while (wrapped := _progress_bar(iterable)) is not None:
+        iterable = wrapped
+    called = method_call(iterable)
+    if called is not None and called[1] == "values" and not iterable.args:
+        iterable = called[0]
     if isinstance(target, cst.Name):
         yield target.value, iterable
         return
-    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)) or not isinstance(
-        target, (cst.Tuple, cst.List)
-    ):
+    elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+    if called is not None and called[1] == "items" and not iterable.args and len(elements) == 2:
+        yield from _loop_pairs(elements[1], called[0])
         return
-    elements = [e.value for e in target.elements]
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)) or not elements:
+        return
     args = [a.value for a in iterable.args if a.keyword is None and not a.star]
     if iterable.func.value == "enumerate" and len(elements) == 2 and args:
         yield from _loop_pairs(elements[1], args[0])
     elif iterable.func.value == "zip" and len(elements) == len(args):
         for element, arg in zip(elements, args):
             yield from _loop_pairs(element, arg)
+
+
+def _progress_bar(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``xs`` of ``tqdm(xs, ...)`` (also ``tqdm.tqdm``, ``trange`` is no wrapper)."""
+    if not isinstance(node, cst.Call) or not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return node.args[0].value if name == "tqdm" else None
 
 
 def _is_grad(node: cst.BaseExpression) -> bool:
