@@ -42,6 +42,10 @@ from .analysis.vocabulary import (
     GRAPH_PRESERVING,
     NAMED_PARAMETER_ITERATORS,
     NOT_TENSOR_NAMES,
+    NUMPY_ARRAY_VIEWS,
+    NUMPY_VIEW_FUNCTIONS,
+    NUMPY_WRITING_FUNCTIONS,
+    NUMPY_WRITING_METHODS,
     PARAMETER_ATTRIBUTES,
     PARAMETER_ITERATORS,
     PLAIN_BUILTINS,
@@ -49,6 +53,7 @@ from .analysis.vocabulary import (
     SAVING,
     TENSOR,
     TENSOR_ATTRIBUTES,
+    TIED_PARAMETER_ATTRIBUTES,
     TRAINING_METHODS,
     VIEW_METHODS,
     TensorInfo,
@@ -562,6 +567,110 @@ def _written(node: ast.AST) -> list[ast.expr]:
         target = node.target
         return [target.value if isinstance(target, ast.Subscript) else target]
     return []
+
+
+class NumpyAliasWriteGate(Gate):
+    """TCP010: in a function, a name bound to ``<...>.numpy()`` (through array views, or
+    to a view of another such name) that the function writes into in place."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        if not isinstance(function.scope, FUNCTION_DEFS):
+            return False
+        bindings = function.plain_bindings
+        aliases: set[str] = set()
+        grown = True
+        while grown:  # b = a.T after a = t.numpy()
+            grown = False
+            for name, values in bindings.items():
+                if name not in aliases and any(self._array_of(value, aliases) for value in values):
+                    aliases.add(name)
+                    grown = True
+        if not aliases:
+            return False
+        return any(
+            isinstance(written, ast.Name) and written.id in aliases
+            for node, _ in function.own_nodes
+            for written in _array_writes(node)
+        )
+
+    def _array_of(self, node: ast.expr, aliases: set[str]) -> bool:
+        """``node`` may be a view of a ``.numpy()`` array or of a name in ``aliases``."""
+        while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ("T", "real", "imag")):
+            node = node.value
+        method = _method(node)
+        if method is None:
+            return isinstance(node, ast.Name) and node.id in aliases
+        if method[1] == "numpy":
+            return True
+        # a.transpose(...) views its receiver, np.transpose(a, ...) its argument: either may be it
+        if method[1] in NUMPY_VIEW_FUNCTIONS and node.args and not isinstance(node.args[0], ast.Starred) \
+                and self._array_of(node.args[0], aliases):
+            return True
+        return method[1] in NUMPY_ARRAY_VIEWS and self._array_of(method[0], aliases)
+
+
+def _array_writes(node: ast.AST) -> list[ast.expr]:
+    """The containers ``node`` writes into in place, as an array would be written:
+    ``a`` of ``a *= s``, ``a[i] = v``, ``out=a``, ``a.fill(0)``, ``np.random.shuffle(a)``."""
+    if isinstance(node, ast.AugAssign):
+        written = [node.target]
+    elif isinstance(node, ast.Assign):
+        written = [target for target in node.targets if isinstance(target, ast.Subscript)]
+    elif isinstance(node, ast.AnnAssign):
+        written = [node.target] if isinstance(node.target, ast.Subscript) and node.value is not None else []
+    elif isinstance(node, ast.Call):
+        written = []
+        for keyword in node.keywords:
+            if keyword.arg == "out":
+                value = keyword.value
+                written += value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+        method = _method(node)
+        if method is not None and method[1] in NUMPY_WRITING_METHODS:
+            written.append(method[0])
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in NUMPY_WRITING_FUNCTIONS and node.args and not isinstance(node.args[0], ast.Starred):
+            written.append(node.args[0])
+    else:
+        return []
+    return [_container(target) for target in written]
+
+
+class ParameterRewrapGate(Gate):
+    """TCP011: ``A.b = Parameter(X.weight)`` (also through ``.data``/``.detach()``) or
+    ``A.register_parameter(name, Parameter(X.weight))``."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        for node, _ in function.own_nodes:
+            if isinstance(node, ast.Assign):
+                if any(isinstance(t, ast.Attribute) for t in node.targets) and _rewraps(node.value):
+                    return True
+            elif isinstance(node, ast.Call) and (method := _method(node)) is not None \
+                    and method[1] == "register_parameter" and len(node.args) == 2 and _rewraps(node.args[1]):
+                return True
+        return False
+
+
+def _rewraps(value: ast.expr) -> bool:
+    """``Parameter(X.weight)``, ``nn.Parameter(data=X.bias.data)``: a Parameter made of
+    another one's storage (the rule checks the callee and X more closely)."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "") != "Parameter":
+        return False
+    arguments = [*value.args[:1], *(k.value for k in value.keywords if k.arg == "data")]
+    for argument in arguments:
+        while True:  # X.weight.data, X.weight.detach(): the same storage
+            if isinstance(argument, ast.Attribute) and argument.attr == "data":
+                argument = argument.value
+            elif (method := _method(argument)) is not None and method[1] == "detach":
+                argument = method[0]
+            else:
+                break
+        if isinstance(argument, ast.Attribute) and argument.attr in TIED_PARAMETER_ATTRIBUTES:
+            return True
+    return False
 
 
 class AdvancedIndexWriteGate(Gate):

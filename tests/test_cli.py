@@ -269,6 +269,33 @@ def test_github_format(project):
     assert "file=./" not in walked.stdout and "::warning file=risky.py,line=6," in walked.stdout
 
 
+def test_every_rule_in_sarif_and_silenced_by_its_noqa(tmp_path):
+    """Each rule's first flagged example, every rule selected (the opt-in ones by code): one
+    valid SARIF result per rule at the example's place; ``# noqa: CODE`` silences it."""
+    every = ",".join(["TCP", *(rule.code for rule in ALL_RULES if not rule.enabled_by_default)])
+    for rule in ALL_RULES:
+        (tmp_path / f"{rule.code.lower()}.py").write_text(rule.flagged[0].code)
+    result = run("--format", "sarif", "--select", every, ".", cwd=tmp_path)
+    log = json.loads(result.stdout)
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(log)
+    found = {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+         r["locations"][0]["physicalLocation"]["region"]["startLine"],
+         r["locations"][0]["physicalLocation"]["region"]["startColumn"])
+        for r in log["runs"][0]["results"]
+    }
+    expected = {(rule.code, f"{rule.code.lower()}.py", *rule.flagged[0].expect[0]) for rule in ALL_RULES}
+    assert expected <= found, expected - found
+    for rule in ALL_RULES:
+        line = rule.flagged[0].expect[0][0]
+        lines = rule.flagged[0].code.splitlines()
+        lines[line - 1] += f"  # noqa: {rule.code}"
+        (tmp_path / f"{rule.code.lower()}.py").write_text("\n".join(lines) + "\n")
+    silenced = run("--select", every, ".", cwd=tmp_path)
+    own = [(path, code) for path, _, _, code in _rows(silenced.stdout) if path.endswith(f"{code.lower()}.py")]
+    assert own == [], silenced.stdout
+
+
 def test_sarif_is_valid_2_1_0(project):
     (project / "broken.py").write_text("def f(:\n")
     result = run("--format", "sarif", "risky.py", "broken.py", cwd=project)

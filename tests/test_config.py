@@ -163,7 +163,7 @@ def test_unsafe_fixes_key_and_its_flags(project):
         ("colour = 'red'", "[tool.flake8-tensorcopy] colour: unknown key (known: select, extend-select"),
         ("select = 'TCP001'", "[tool.flake8-tensorcopy] select: must be a list of strings, not 'TCP001'"),
         ("ignore = ['TCP!']", "[tool.flake8-tensorcopy] ignore: 'TCP!' is not a code prefix"),
-        ("extend-select = ['TCP999']", "extend-select: 'TCP999' matches no rule (the codes are TCP001 to TCP009)"),
+        ("extend-select = ['TCP999']", "extend-select: 'TCP999' matches no rule (the codes are TCP001 to TCP011)"),
         ("select = ['TCP001,TCP002']", "select: one code per string, not comma-separated"),
         ("unsafe-fixes = 'yes'", "[tool.flake8-tensorcopy] unsafe-fixes: must be true or false, not 'yes'"),
         ("respect-gitignore = 1", "respect-gitignore: must be true or false, not 1"),
@@ -210,7 +210,7 @@ def test_load_is_the_api_for_other_front_ends(project):
     settings = config.load([str(project / "src")])
     assert settings.source == project / "pyproject.toml"
     assert [rule.code for rule in settings.rules] == [
-        "TCP001", "TCP002", "TCP003", "TCP005", "TCP006", "TCP007", "TCP008", "TCP009",
+        "TCP001", "TCP002", "TCP003", "TCP005", "TCP006", "TCP007", "TCP008", "TCP009", "TCP011",
     ]
     assert settings.rules_for(str(project / "tests" / "test_model.py")) == []
     assert settings.rules_for(str(project / "src" / "pkg" / "model.py")) == list(settings.rules)

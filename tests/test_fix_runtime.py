@@ -1,7 +1,7 @@
 """Runtime proof of the fixes: fixed code behaves right on real tensors.
 
-Each fixture file is fixed by the real CLI (``--fix --unsafe-fixes``) in a temporary
-folder; the fixed module is imported by path and every fixed ``risky[_case]`` must
+Each fixture file is fixed by the real CLI (``--fix --unsafe-fixes``, every rule selected,
+the opt-in ones too) in a temporary folder; the fixed module is imported by path and every fixed ``risky[_case]`` must
 now pass the fixture's own ``safe[_case]`` check, on CPU and on CUDA when present.
 A case whose findings have no fix must come out unchanged (TCP004, ``p.data = t``),
 and the ``fixed[_case]`` functions are never touched.
@@ -29,6 +29,7 @@ if sys.version_info >= (3, 12):  # pyproject.toml installs torch for 3.11 only; 
 import torch
 
 from flake8_tensorcopy import engine, fixer
+from flake8_tensorcopy.rules import ALL_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").glob("tcp*.py"))
@@ -38,6 +39,8 @@ DEVICES = [
     pytest.param("cuda", id="cuda", marks=pytest.mark.skipif(not HAS_CUDA, reason="CUDA not available")),
 ]
 _COUNTER = itertools.count()
+# Every rule, the opt-in ones by their full codes: each fixture proves its rule's fix.
+EVERY_RULE = ",".join(["TCP", *(rule.code for rule in ALL_RULES if not rule.enabled_by_default)])
 
 
 def _import(path: Path):
@@ -63,7 +66,7 @@ def fixed_fixtures(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fixed_fixtures")
     for path in FIXTURES:
         (folder / path.name).write_bytes(path.read_bytes())
-    result = _cli("--fix", "--unsafe-fixes", ".", cwd=folder)
+    result = _cli("--fix", "--unsafe-fixes", "--select", EVERY_RULE, ".", cwd=folder)
     assert result.returncode in (0, 1), result.stderr
     assert "error" not in result.stderr, result.stderr
     return {path.stem: (_import(path), _import(folder / path.name), folder / path.name) for path in FIXTURES}
@@ -79,7 +82,7 @@ def _fixable_functions(path: Path) -> set[str]:
             lines, first = inspect.getsourcelines(getattr(module, name))
             spans[name] = (first, first + len(lines) - 1)
     names = set()
-    for finding in engine.lint_source(source):
+    for finding in engine.lint_source(source, rules=ALL_RULES):
         if fixer.applicable(finding.fix, unsafe=True):
             names.update(n for n, (a, b) in spans.items() if a <= finding.line <= b)
     return names
@@ -119,7 +122,7 @@ def test_seed_expectations(fixed_fixtures):
     tcp001 = next(p for p in FIXTURES if p.stem.startswith("tcp001"))
     assert _fixable_functions(tcp001) == {"risky"}  # risky_assign (`w.data = new`) is report only
     report_only = {"tcp003": {"risky_list"}}
-    for prefix in ("tcp002", "tcp003", "tcp005"):
+    for prefix in ("tcp002", "tcp003", "tcp005", "tcp006", "tcp010", "tcp011"):
         path = next(p for p in FIXTURES if p.stem.startswith(prefix))
         module = _import(path)
         expected = {f"risky_{c}" if c else "risky" for c in module.CASES} - report_only.get(prefix, set())
@@ -147,7 +150,7 @@ def test_only_risky_functions_change(fixed_fixtures):
 
 def test_fixed_fixtures_are_clean_of_fixable_findings(fixed_fixtures):
     for stem, (_, _, path) in fixed_fixtures.items():
-        findings = engine.lint_source(path.read_text(encoding="utf-8"))
+        findings = engine.lint_source(path.read_text(encoding="utf-8"), rules=ALL_RULES)
         assert not [f for f in findings if fixer.applicable(f.fix, unsafe=True)], stem
 
 

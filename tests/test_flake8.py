@@ -7,6 +7,8 @@ import textwrap
 
 import pytest
 
+from flake8_tensorcopy.rules import ALL_RULES
+
 RISKY = textwrap.dedent(
     """\
     import copy
@@ -99,7 +101,7 @@ def test_unanalysable_files_do_not_stop_the_run(tmp_path):
 _REGISTERED = """
 import configparser, json
 from flake8.plugins import finder
-options = finder.PluginOptions(local_plugin_paths=(), enable_extensions=frozenset({"TCP006"}),
+options = finder.PluginOptions(local_plugin_paths=(), enable_extensions=frozenset({"TCP006", "TCP010"}),
                                require_plugins=frozenset())
 plugins = finder.load_plugins(finder.find_plugins(configparser.RawConfigParser(), options), options)
 print(json.dumps(sorted([p.entry_name, p.plugin.version, p.obj.__module__ + ":" + p.obj.__name__]
@@ -109,7 +111,7 @@ print(json.dumps(sorted([p.entry_name, p.plugin.version, p.obj.__module__ + ":" 
 
 def test_plugin_is_registered_under_TCP(tmp_path):
     """flake8 finds our checkers under the entry names `TCP` (so `--select TC`/`TCP` picks
-    them up) and `TCP006` (opt-in: `--enable-extensions TCP006`), as this version."""
+    them up) and `TCP006`, `TCP010` (opt-in: `--enable-extensions TCP006`), as this version."""
     from flake8_tensorcopy import __version__
 
     result = flake8("--version", cwd=tmp_path)
@@ -119,4 +121,27 @@ def test_plugin_is_registered_under_TCP(tmp_path):
     assert json.loads(found.stdout) == [
         ["TCP", __version__, "flake8_tensorcopy.plugin:TensorCopyChecker"],
         ["TCP006", __version__, "flake8_tensorcopy.plugin:TCP006Checker"],
+        ["TCP010", __version__, "flake8_tensorcopy.plugin:TCP010Checker"],
     ]
+
+
+def _with_noqa(source: str, line: int, code: str) -> str:
+    lines = source.splitlines()
+    lines[line - 1] += f"  # noqa: {code}"
+    return "\n".join(lines) + "\n"
+
+
+def test_every_rule_at_its_column_and_silenced_by_its_noqa(tmp_path):
+    """Each rule's first flagged example, opt-in rules enabled: found where the example says,
+    and gone with ``# noqa: CODE`` on that line."""
+    opt_in = ",".join(rule.code for rule in ALL_RULES if not rule.enabled_by_default)
+    expected = []
+    for rule in ALL_RULES:
+        example = rule.flagged[0]
+        line, column = example.expect[0]
+        (tmp_path / f"{rule.code.lower()}.py").write_text(example.code)
+        (tmp_path / f"{rule.code.lower()}_noqa.py").write_text(_with_noqa(example.code, line, rule.code))
+        expected.append(f"{rule.code.lower()}.py:{line}:{column}: {rule.code}")
+    files = sorted(p.name for p in tmp_path.glob("tcp*.py"))
+    result = flake8("--select", "TCP", "--enable-extensions", opt_in, *files, cwd=tmp_path)
+    assert sorted(located(result.stdout)) == sorted(expected), result.stdout + result.stderr

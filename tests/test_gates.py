@@ -2,8 +2,8 @@
 
 The argument gates (TCP003, TCP005): every way the inference can know a tensor, crossed
 with every gated callee and argument shape, gives the same findings with and without
-the shortcuts. The shape gates (TCP004, TCP008, TCP009): every rule's own examples and
-a table of near misses per gate, each both ways.
+the shortcuts. The shape gates (TCP004, TCP008, TCP009, TCP010, TCP011): every rule's own
+examples and a table of near misses per gate, each both ways.
 
 Per binding, one module holds a function for each call and argument shape (one call
 each, so that every gate decision is tested on its own); the bindings also run at
@@ -18,7 +18,16 @@ import pytest
 from flake8_tensorcopy import prefilter
 from flake8_tensorcopy.analysis.summary import ModuleSummary
 from flake8_tensorcopy.engine import AnalysisError, lint_source
-from flake8_tensorcopy.gates import AccumulationGate, AdvancedIndexWriteGate, ArgumentGate, DataWriteGate, DetachedWriteGate, SnapshotGate
+from flake8_tensorcopy.gates import (
+    AccumulationGate,
+    AdvancedIndexWriteGate,
+    ArgumentGate,
+    DataWriteGate,
+    DetachedWriteGate,
+    NumpyAliasWriteGate,
+    ParameterRewrapGate,
+    SnapshotGate,
+)
 from flake8_tensorcopy.rules import ALL_RULES
 
 HEADER = (
@@ -126,6 +135,8 @@ def test_gates_are_declared():
         "TCP007": AdvancedIndexWriteGate,
         "TCP008": SnapshotGate,
         "TCP009": AccumulationGate,
+        "TCP010": NumpyAliasWriteGate,
+        "TCP011": ParameterRewrapGate,
     }
 
 
@@ -495,6 +506,20 @@ NEAR_MISSES = [
      "    for x, y in data:\n        total += criterion(model(x), y)\n", "refused"),
     ("TCP009", "import torch\ndef f(model, data, criterion):\n    total = 0\n    with torch.no_grad():\n"
      "        pass\n    for x, y in data:\n        total += criterion(model(x), y)\n", "flagged"),
+    # TCP010: a name bound to a .numpy() array (or a view of one), written in place.
+    ("TCP010", "def f(t):\n    a = t.numpy()\n    b = a.T\n    b[0] += 1\n", "flagged"),
+    ("TCP010", "def f(t):\n    a = t.numpy()\n    a.sort()\n", "flagged"),
+    ("TCP010", "def f(t):\n    a = t.numpy()\n    np.clip(a, 0, 1, out=(a,))\n", "flagged"),
+    ("TCP010", "def f(t):\n    a: object = t.cpu().numpy()\n    a[0] = 1\n", "flagged"),
+    ("TCP010", "import torch\ndef f():\n    a = torch.zeros(2).numpy()\n    a += 1\n", "parsed"),
+    ("TCP010", "def f(t):\n    a = t.numpy()\n    b = a * 2\n    b += 1\n", "refused"),
+    ("TCP010", "def f(t):\n    a = t.numpy().copy()\n    a += 1\n", "refused"),
+    ("TCP010", "def f(t):\n    a = t.numpy()\n    def g(a):\n        a += 1\n", "refused"),
+    # TCP011: a Parameter rewrapped into an attribute.
+    ("TCP011", "import torch.nn as nn\ndef f(self):\n    self.a.weight = nn.Parameter(data=self.b.weight.detach())\n", "flagged"),
+    ("TCP011", "import torch.nn as nn\ndef f(self):\n    w = nn.Parameter(self.b.weight)\n", "refused"),
+    ("TCP011", "import torch.nn as nn\ndef f(self):\n    self.a.weight = nn.Parameter(self.b.weight.clone())\n", "refused"),
+    ("TCP011", "import torch.nn as nn\ndef f(self):\n    self.a.weight = nn.Parameter(self.a.weight)\n", "parsed"),
 ]
 
 

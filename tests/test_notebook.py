@@ -11,6 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from flake8_tensorcopy import engine, fixer
+from flake8_tensorcopy.rules import ALL_RULES
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 CELL_IDS = itertools.count(1)
@@ -276,6 +279,34 @@ def test_github_and_sarif_name_the_cell(tmp_path):
     assert location["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5}
     assert location["logicalLocations"] == [{"name": "cell 5", "kind": "module"}]
     assert location["properties"] == {"cell": 5}
+
+
+def test_every_rule_in_a_notebook_cell_found_and_fixed(tmp_path):
+    """Each rule's first flagged example as the second cell of its own notebook, every rule
+    selected: found in that cell at the example's place; ``--fix --unsafe-fixes`` rewrites
+    the cell where the rule has a fix, after which the cell is clean of it."""
+    every = ",".join(["TCP", *(rule.code for rule in ALL_RULES if not rule.enabled_by_default)])
+    fixable = set()
+    for rule in ALL_RULES:
+        source = rule.flagged[0].code
+        write(tmp_path / f"{rule.code.lower()}.ipynb", notebook(markdown("# demo"), code(lines(source))))
+        finding = next(f for f in engine.lint_source(source, rules=ALL_RULES) if f.code == rule.code)
+        if fixer.applicable(finding.fix, unsafe=True):
+            fixable.add(rule.code)
+    found = rows(run("--select", every, ".", cwd=tmp_path).stdout)
+    for rule in ALL_RULES:
+        line, column = rule.flagged[0].expect[0]
+        assert (f"./{rule.code.lower()}.ipynb", 2, line, column, rule.code) in found, rule.code
+    assert {"TCP010", "TCP011"} <= fixable
+    fixed = run("--fix", "--unsafe-fixes", "--select", every, ".", cwd=tmp_path)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    after = rows(run("--select", every, ".", cwd=tmp_path).stdout)
+    for rule in ALL_RULES:
+        cell = json.loads((tmp_path / f"{rule.code.lower()}.ipynb").read_text(encoding="utf-8"))["cells"][1]
+        changed = "".join(cell["source"]) != rule.flagged[0].code
+        assert changed == (rule.code in fixable), rule.code
+        if changed:
+            assert not [r for r in after if r[0] == f"./{rule.code.lower()}.ipynb" and r[4] == rule.code], rule.code
 
 
 def test_stdin_as_a_notebook(tmp_path):

@@ -17,7 +17,7 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 
 from lsprotocol import types  # noqa: E402
 
-from flake8_tensorcopy import docs, fixer  # noqa: E402
+from flake8_tensorcopy import docs, engine, fixer  # noqa: E402
 from flake8_tensorcopy.rules import ALL_RULES  # noqa: E402
 from flake8_tensorcopy.server.text import LineIndex, Position  # noqa: E402
 
@@ -258,6 +258,32 @@ async def test_the_noqa_action_extends_an_existing_comment():
         assert silenced.splitlines()[5] == "    frozen = w.clone().detach()  # noqa: F841, TCP002"
         _replace_all(client, uri, silenced, 2)
         assert [d.code for d in (await _pull(client, uri)).items] == ["TCP001"]
+
+
+@pytest.mark.asyncio
+async def test_every_rule_gets_its_quick_fix_and_noqa_action():
+    """Each rule's first flagged example, opt-in rules selected: the diagnostic, its quick fix
+    (where the rule has one) relinting clean of it, and the noqa action silencing it."""
+    every = [rule.code for rule in ALL_RULES]
+    async with session(PULL, options={"select": every}) as client:
+        for version, rule in enumerate(ALL_RULES, start=2):
+            source = rule.flagged[0].code
+            uri = _open(client, source)
+            (diagnostic,) = [d for d in (await _pull(client, uri)).items if d.code == rule.code]
+            line, column = rule.flagged[0].expect[0]
+            assert (diagnostic.range.start.line, diagnostic.range.start.character) == (line - 1, column - 1)
+            actions = await _actions(client, uri, diagnostic.range, only=["quickfix"])
+            (silence,) = [a for a in actions if a.title == f"Disable {rule.code} for this line"]
+            fixes = [a for a in actions if a.title.startswith(f"{rule.code}: ")]
+            expected_fix = fixer.applicable(
+                next(f for f in engine.lint_source(source, rules=ALL_RULES) if f.code == rule.code).fix, unsafe=True
+            )
+            assert len(fixes) == (1 if expected_fix else 0), (rule.code, [a.title for a in actions])
+            for action in (*fixes, silence):
+                _replace_all(client, uri, _apply(source, action.edit), version)
+                remaining = [d.code for d in (await _pull(client, uri)).items]
+                assert rule.code not in remaining, (rule.code, action.title)
+                _replace_all(client, uri, source, version := version + 100)
 
 
 # -- hover ---------------------------------------------------------------------------

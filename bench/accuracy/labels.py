@@ -37,7 +37,7 @@ from statements import statement_starts
 HERE = Path(__file__).resolve().parent
 CANDIDATES_CSV = HERE / "candidates.csv"
 LABELS_CSV = HERE / "labels.csv"
-CODES = tuple(f"TCP00{number}" for number in range(1, 10))
+CODES = tuple(f"TCP{number:03d}" for number in range(1, 12))
 NONE = "none"
 MANUAL = "manual"
 AUTO_SUFFIX = " (auto)"  # the note of a generated label

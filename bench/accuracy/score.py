@@ -1,6 +1,6 @@
 """Per-rule precision and recall of the plugin on the labelled corpus.
 
-Runs the plugin (all nine rules, opt-in ones included) on every file that has a label,
+Runs the plugin (every rule, opt-in ones included) on every file that has a label,
 puts each finding on the first line of its statement, and matches it to labels.csv:
 
 - found (TP): a finding on a statement labelled with the finding's code;

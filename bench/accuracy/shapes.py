@@ -47,6 +47,18 @@ CONVERSION_METHODS = frozenset(
     reshape reshape_as flatten
     """.split()
 )
+# TCP010: array methods that give a view of a numpy array (when they can), methods and
+# functions that write into an array.
+ARRAY_VIEW_METHODS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "view", "ravel"})
+ARRAY_VIEW_ATTRIBUTES = frozenset({"T", "real", "imag"})
+ARRAY_VIEW_FUNCTIONS = frozenset(
+    {"transpose", "squeeze", "reshape", "swapaxes", "moveaxis", "ravel", "expand_dims", "asarray"}
+)
+ARRAY_WRITING_METHODS = frozenset({"fill", "sort", "put", "partition", "itemset"})
+ARRAY_WRITING_FUNCTIONS = frozenset({"shuffle", "copyto", "putmask", "place", "fill_diagonal"})
+# The forms of a write through a name that TCP004 and TCP006 judge (TCP010 judges every form
+# but "method": an array's writes are `out=a`, `a.fill(0)`, `np.random.shuffle(a)` too).
+TENSOR_WRITES = frozenset({"augmented", "item", "method"})
 # Trailing-underscore methods that change flags, not tensor values (`rename_`: older torch only).
 NON_WRITING_INPLACE = frozenset({"requires_grad_", "share_memory_", "detach_", "rename_"})
 TENSOR_CONSTRUCTOR = re.compile(r"torch\.(?:tensor|Tensor|(?:cuda\.)?[A-Z][A-Za-z0-9]*Tensor)")
@@ -75,7 +87,7 @@ AUTO_REASONS = {
 @dataclass(frozen=True, order=True)
 class Occurrence:
     line: int  # first line of the innermost statement holding it
-    shape: str  # TCP001 ... TCP009
+    shape: str  # TCP001 ... TCP011
     auto: str = ""  # why it needs no judgement (see AUTO_REASONS); empty when it must be labelled
 
 
@@ -170,6 +182,22 @@ def source_kind(node: ast.expr) -> str | None:
     if method in CONVERSION_METHODS:
         return "TCP006"
     return None
+
+
+def array_origin(node: ast.expr) -> ast.expr:
+    """What a chain of array views starts from: ``x.numpy()`` in ``x.numpy()[0].transpose(1, 2, 0)``
+    or in ``np.transpose(x.numpy(), ...)`` (numpy spelled ``np`` or ``numpy``)."""
+    while True:
+        if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ARRAY_VIEW_ATTRIBUTES):
+            node = node.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id in ("np", "numpy") and node.func.attr in ARRAY_VIEW_FUNCTIONS
+              and node.args and not isinstance(node.args[0], ast.Starred)):
+            node = node.args[0]
+        elif method_name(node) in ARRAY_VIEW_METHODS:
+            node = node.func.value
+        else:
+            return node
 
 
 def binding_shape(value: ast.expr | None) -> tuple[str | None, str]:
@@ -287,6 +315,9 @@ class Scope:
     backward: bool = False
     # name -> [(where the binding takes effect, (shape, auto reason) of writes through it)]
     bindings: dict[str, list[tuple[tuple[int, int], tuple[str | None, str]]]] = field(default_factory=dict)
+    # name -> [(where the binding takes effect, whether it holds a .numpy() array)]: TCP010's,
+    # kept apart so that a binding can be both (``d = x.cpu().numpy().reshape(...)`` is TCP006's too)
+    arrays: dict[str, list[tuple[tuple[int, int], bool]]] = field(default_factory=dict)
     name_writes: list[tuple[str, ast.AST, str]] = field(default_factory=list)  # (name, node, form)
     accumulations: list[tuple[ast.AST, ast.expr]] = field(default_factory=list)  # (node, value)
 
@@ -337,8 +368,11 @@ class ShapeFinder(ast.NodeVisitor):
         for name, node, form in scope.name_writes:
             earlier = [shape for at, shape in scope.bindings.get(name, ()) if at < position(node)]
             kind, auto = earlier[-1] if earlier else (None, "")
-            if kind in ("TCP004", "TCP006") or (kind == "TCP007" and form == "method"):
+            if (kind in ("TCP004", "TCP006") and form in TENSOR_WRITES) or (kind == "TCP007" and form == "method"):
                 self.add(node, kind, auto)
+            arrays = [held for at, held in scope.arrays.get(name, ()) if at < position(node)]
+            if arrays and arrays[-1] and form != "method":  # an array has no x_() methods
+                self.add(node, "TCP010")
         for node, value in scope.accumulations:
             if scope.backward or mentions_loss(value):
                 self.add(node, "TCP009")
@@ -365,6 +399,8 @@ class ShapeFinder(ast.NodeVisitor):
     # Statements that write or bind.
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(target, ast.Attribute) for target in node.targets) and self.rewraps(node.value):
+            self.add(node, "TCP011")
         for target in node.targets:
             self.assigned(target, node.value, node)
         self.accumulated_by_rebinding(node)
@@ -411,6 +447,20 @@ class ShapeFinder(ast.NodeVisitor):
 
     def bind(self, name: str, value: ast.expr | None, at: tuple[int, int]) -> None:
         self.scope.bindings.setdefault(name, []).append((at, binding_shape(value)))
+        self.scope.arrays.setdefault(name, []).append((at, self.holds_array(value, at)))
+
+    def holds_array(self, value: ast.expr | None, at: tuple[int, int]) -> bool:
+        """``value`` is a ``.numpy()`` array, a view of one, or a view of a name holding one
+        (``b = a.T`` after ``a = t.numpy()``)."""
+        if value is None:
+            return False
+        origin = array_origin(value)
+        if method_name(origin) == "numpy":
+            return True
+        if isinstance(origin, ast.Name) and origin is not value or isinstance(value, ast.Name):
+            earlier = [held for when, held in self.scope.arrays.get(origin.id, ()) if when < at]
+            return bool(earlier) and earlier[-1]
+        return False
 
     def item_written(self, target: ast.Subscript, statement: ast.AST) -> None:
         """``E[...] = v`` / ``E[...] op= v`` writes into E: its shape depends on where E comes from."""
@@ -457,6 +507,9 @@ class ShapeFinder(ast.NodeVisitor):
             self.add(node, "TCP002")
         if method == "state_dict" and self.is_stored(node):
             self.add(self.statement_of(node), "TCP008")
+        self.array_writes(node, method)
+        if method == "register_parameter" and len(node.args) == 2 and self.rewraps(node.args[1]):
+            self.add(node, "TCP011")
         if method in ACCUMULATING_METHODS and self.scope.loops and node.args:
             value = node.args[-1]
             if not is_plain_value(value):
@@ -473,6 +526,43 @@ class ShapeFinder(ast.NodeVisitor):
             self.add(node, "TCP007", "basic-index" if is_basic_index(receiver.slice) else "")
         if isinstance(origin := peel_views(receiver), ast.Name):  # y[0].zero_() writes y too
             self.scope.name_writes.append((origin.id, node, "method"))
+
+    def array_writes(self, node: ast.Call, method: str | None) -> None:
+        """Writes into an array that TCP010 may see: ``out=a``, ``a.fill(0)``, ``np.random.shuffle(a)``."""
+        written = [(keyword.value, "out") for keyword in node.keywords if keyword.arg == "out"]
+        written = [(element, form) for value, form in written
+                   for element in (value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value])]
+        if method in ARRAY_WRITING_METHODS:
+            written.append((node.func.value, "array-method"))
+        function = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if function in ARRAY_WRITING_FUNCTIONS and node.args and not isinstance(node.args[0], ast.Starred):
+            written.append((node.args[0], "array-function"))
+        for value, form in written:
+            origin = value
+            while isinstance(origin, ast.Subscript):
+                origin = origin.value
+            if isinstance(origin, ast.Name):
+                self.scope.name_writes.append((origin.id, node, form))
+
+    def rewraps(self, value: ast.expr) -> bool:
+        """TCP011's shape: ``Parameter(<expr>.weight)``, ``.bias`` or any ``*weight``/``*bias``
+        attribute, also through ``.data``, ``.detach()``, ``.clone()`` and views."""
+        if not isinstance(value, ast.Call) or not (self.qualified(value.func) or "").endswith("Parameter"):
+            return False
+        arguments = [*value.args[:1], *(keyword.value for keyword in value.keywords if keyword.arg == "data")]
+        for argument in arguments:
+            while True:
+                if isinstance(argument, ast.Attribute) and argument.attr == "data":
+                    argument = argument.value
+                elif method_name(argument) in {"detach", "clone"} | VIEW_METHODS:
+                    argument = argument.func.value
+                elif isinstance(argument, ast.Subscript):
+                    argument = argument.value
+                else:
+                    break
+            if isinstance(argument, ast.Attribute) and argument.attr.endswith(("weight", "bias")):
+                return True
+        return False
 
     def is_clone(self, node: ast.expr) -> bool:
         return method_name(node) == "clone" or (

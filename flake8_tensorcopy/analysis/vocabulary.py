@@ -159,6 +159,22 @@ def writes_first_argument(qualified: str) -> bool:
         or qualified in DEPRECATED_INIT_FUNCTIONS or qualified in IN_PLACE_COLLECTIVES
 
 
+# -- numpy arrays of tensors (TCP010 and its gate) ---------------------------------
+# Array methods that return a view of the array (when they can: ``reshape``, ``ravel``).
+NUMPY_ARRAY_VIEWS = frozenset({"reshape", "transpose", "squeeze", "swapaxes", "view", "ravel"})
+# numpy functions that return a view of their first argument (or the array itself: asarray).
+NUMPY_VIEW_FUNCTIONS = frozenset(
+    {"transpose", "squeeze", "reshape", "swapaxes", "moveaxis", "ravel", "expand_dims", "asarray"}
+)
+# Array methods that write into the array.
+NUMPY_WRITING_METHODS = frozenset({"fill", "sort", "put", "partition", "itemset"})
+# Functions that write into their first argument: ``np.random.shuffle(a)``, ``np.copyto(a, v)``.
+NUMPY_WRITING_FUNCTIONS = frozenset({"shuffle", "copyto", "putmask", "place", "fill_diagonal"})
+# Attributes of a tensor that may be a module's Parameter (TCP011): not the running
+# statistics, which are buffers.
+TIED_PARAMETER_ATTRIBUTES = PARAMETER_ATTRIBUTES - {"running_mean", "running_var"}
+
+
 # -- writes through .data (TCP001 and its gate) -----------------------------------
 # Receivers whose ``.data`` is an ordinary attribute, not ``Tensor.data``
 # (``self.data`` in a Dataset, ``args.data`` from argparse).

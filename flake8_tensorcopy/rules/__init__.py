@@ -9,6 +9,8 @@ from .tcp006_inplace_on_conversion import InplaceOnConversion
 from .tcp007_inplace_advanced_index import InplaceAdvancedIndex
 from .tcp008_state_dict_snapshot import StateDictSnapshot
 from .tcp009_graph_accumulation import GraphAccumulation
+from .tcp010_numpy_alias_write import NumpyAliasWrite
+from .tcp011_parameter_rewrap_tie import ParameterRewrapTie
 
 ALL_RULES = (
     DataMutation,
@@ -20,4 +22,6 @@ ALL_RULES = (
     InplaceAdvancedIndex,
     StateDictSnapshot,
     GraphAccumulation,
+    NumpyAliasWrite,
+    ParameterRewrapTie,
 )
