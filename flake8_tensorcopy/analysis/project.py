@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import sys
 import tokenize
 from collections import OrderedDict
@@ -34,14 +33,7 @@ if TYPE_CHECKING:
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 MAX_MODULE_BYTES = 1 << 20  # larger modules are generated code: never read
 MAX_HOPS = 6  # modules one question may pass through (a -> b -> c ...)
-CACHED_MODULES = 24  # summaries hold their ``ast`` trees: memory, not time, bounds this
-MAX_PROJECT_FILES = 10_000  # a larger tree is not searched for callers: they stay unknown
-MAX_CALLER_MODULES = 48  # modules read for one function's callers; more: unknown
-# Folders that hold no module of the project's own (environments, builds, caches).
-_NOT_PROJECT = frozenset({
-    "__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env",
-})
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+CACHED_MODULES = 32  # summaries hold their ``ast`` trees: memory, not time, bounds this
 _MAX_RESOLVED = 20_000  # remembered (folder, dotted name) look-ups per project
 # Packages that are never a project's own, looked up on every import otherwise.
 _LIBRARIES = sys.stdlib_module_names | {
@@ -71,7 +63,6 @@ class Project:
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
         self._hops = 0
-        self._words: tuple[list[str], dict[bytes, int]] | None = None  # see ``mentioning``
 
     # -- which file an import names ------------------------------------------------
     def resolve(self, importer: str, dotted: str) -> tuple[str, str] | None:
@@ -194,56 +185,8 @@ class Project:
         finally:
             self._hops -= 1
 
-    # -- where a name is used: the modules that may call a function ----------------
-    def mentioning(self, word: str) -> list[str] | None:
-        """The project's modules whose text holds the identifier ``word`` (an editor's
-        buffer as it is now); None when the project is too large to say."""
-        files, index = self._word_index()
-        if index is None:
-            return None
-        mask, found = index.get(word.encode(), 0), []
-        while mask:
-            lowest = mask & -mask
-            path = files[lowest.bit_length() - 1]
-            if path not in self._buffers:
-                found.append(path)
-            mask ^= lowest
-        pattern = re.compile(rf"\b{re.escape(word)}\b")
-        found += [path for path, text in self._buffers.items() if pattern.search(text)]
-        return sorted(found)
-
-    def _word_index(self) -> tuple[list[str], dict[bytes, int] | None]:
-        """Every module under the root and, per identifier, the set of modules using it (a
-        bit per module): one read of the tree, the first time a function's callers are asked."""
-        if self._words is None:
-            files: list[str] = []
-            index: dict[bytes, int] = {}
-            for folder, folders, names in os.walk(self.root):
-                folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _NOT_PROJECT)
-                for name in sorted(names):
-                    if not name.endswith(".py"):
-                        continue
-                    if len(files) >= MAX_PROJECT_FILES:
-                        self._words = (files, None)
-                        return self._words
-                    path = os.path.join(folder, name)
-                    try:
-                        if os.path.islink(path) or os.path.getsize(path) > MAX_MODULE_BYTES:
-                            continue
-                        with open(path, "rb") as file:
-                            data = file.read()
-                    except OSError:
-                        continue
-                    bit = 1 << len(files)
-                    files.append(os.path.realpath(path))
-                    for word in set(_WORD.findall(data)):
-                        index[word] = index.get(word, 0) | bit
-            self._words = (files, index)
-        return self._words
-
     def forget_files(self) -> None:
-        """Files were added, removed or changed on disk: read the tree again when asked."""
-        self._words = None
+        """Files were added, removed or changed on disk: look the imports up again."""
         self._files.clear()
         _changed()
 
@@ -261,7 +204,7 @@ class Project:
 
 
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
-_CACHED_PROJECTS = 8
+_CACHED_PROJECTS = 4
 _GENERATION = [0]  # counts what may have changed another module's answers (see ``generation``)
 
 

@@ -71,7 +71,7 @@ from .vocabulary import (
     torch_function_info,
 )
 
-from .project import MAX_CALLER_MODULES, Project, locate
+from .project import Project, locate
 
 
 class Holds(enum.Enum):
@@ -595,16 +595,7 @@ class ModuleSummary:
         if parameter not in signature.names:
             return None
         calls = self._calls_to(name, cls, signature)
-        if calls is None:
-            return None
-        values = self._arguments(calls, signature, parameter)
-        if values is None:
-            return None
-        if self.project is not None:  # and the calls the project's other modules make
-            elsewhere = self._passed_elsewhere(qualname, parameter, signature)
-            if elsewhere is None:
-                return None
-            values += elsewhere
+        values = self._arguments(calls, signature, parameter) if calls else None
         return join(values) if values else None
 
     def _arguments(self, calls: list[tuple[ast.Call, ast.AST]], signature: _Signature, parameter: str) -> list[Value] | None:
@@ -616,73 +607,6 @@ class ModuleSummary:
                 return None
             values.append(self.facts(scope).value(argument))
         return values
-
-    def _passed_elsewhere(self, qualname: str, parameter: str, signature: _Signature) -> list[Value] | None:
-        """What the calls of the project's other modules pass for ``parameter`` of this module's
-        ``qualname``; None when some module may call it in a way that cannot be told."""
-        owner, _, name = qualname.rpartition(".")
-        word = owner if name == "__init__" else name
-        mentioning = self.project.mentioning(word)
-        if mentioning is None:
-            return None
-        others = [path for path in mentioning if path != self.path]
-        if len(others) > MAX_CALLER_MODULES:
-            return None
-        values: list[Value] = []
-        for path in others:
-            caller = self.project.summary(path)
-            if caller is None:
-                continue  # not Python (yet): it calls nothing
-            with self.project.hop() as allowed:
-                if not allowed:
-                    return None
-                passed = caller.passed_from_here(self.path, qualname, parameter, signature)
-            if passed is None:
-                return None
-            values += [_rebased(value, caller.path) for value in passed]
-        return values
-
-    def passed_from_here(self, path: str, qualname: str, parameter: str, signature: _Signature) -> list[Value] | None:
-        """What this module's calls pass for ``parameter`` of the function ``qualname`` of the
-        module at ``path`` (nothing when it imports nothing of that module); None when a call
-        or a use may reach it in a way that cannot be told."""
-        if not self._imports_from(path):
-            return []
-        callers, escaping = self._call_index()
-        owner, _, name = qualname.rpartition(".")
-        target = owner if name == "__init__" else name
-        local = {alias for alias, qualified in self.imports.aliases.items()
-                 if self.project.resolve(self.path, qualified) == (path, target)}
-        if local & escaping or (not owner or name == "__init__") and "." + target in escaping:
-            return None
-        calls: list[tuple[ast.Call, ast.AST | None]] = [c for alias in local for c in callers.get(alias, [])]
-        for call, scope in callers.get("." + target, []):
-            qualified = self.imports.qualify_expression(call.func)
-            if qualified is not None and self.project.resolve(self.path, qualified) == (path, target):
-                calls.append((call, scope))  # utils.make_batch(...), models.Net(...)
-        if owner and name != "__init__":
-            if "." + name in escaping:
-                return None
-            for call, scope in callers.get("." + name, []):
-                if scope is None:
-                    return None
-                receiver = self.facts(scope).value(call.func.value)
-                if receiver == Instance(owner, path):
-                    calls.append((call, scope))
-                elif receiver is None and signature.binds(call):
-                    return None  # it may be an instance of the class: the module cannot tell
-        if any(scope is None for _, scope in calls):
-            return None
-        return self._arguments([(call, scope) for call, scope in calls if signature.binds(call)], signature, parameter)
-
-    def _imports_from(self, path: str) -> bool:
-        """Whether any import of this module names the module at ``path`` or a name of it."""
-        project = self.project
-        return any(
-            (located := project.resolve(self.path, qualified)) is not None and located[0] == path
-            or project.find_module(self.path, qualified) == path
-            for qualified in (*self.imports.aliases.values(), *self.imports.stars)
-        )
 
     def _calls_to(self, name: str, cls: ast.ClassDef | None, signature: _Signature) -> list | None:
         """The calls of the file that reach the function ``name`` (a method of ``cls``),

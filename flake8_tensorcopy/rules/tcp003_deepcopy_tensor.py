@@ -34,7 +34,7 @@ class DeepcopyTensor(Rule):
         "the project's modules it imports: annotations, torch calls, what the project's functions "
         "return and its classes store on `self`, methods only tensors have (`out.detach()`), a "
         "parameter used as only a tensor can be, or its docstring's type, or to which every call "
-        "in the project passes a tensor; `list(model.parameters())`; a number to which a tensor "
+        "in the file passes a tensor; `list(model.parameters())`; a number to which a tensor "
         "is added (`s = 0.0; s += t`). {accuracy} Misses include values whose receiver no "
         "reading can tell (an attribute of an object moved through a chain of calls) and a "
         "parameter some call passes something else to.",

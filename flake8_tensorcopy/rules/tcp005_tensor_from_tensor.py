@@ -52,7 +52,7 @@ class TensorFromTensor(Rule):
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
         "scores (`Categorical(p).sample()`, `dist.log_prob(a)`); what the project's other modules "
         "return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
-        "a parameter to which every call in the project passes a tensor. {accuracy} Misses "
+        "a parameter to which every call in the file passes a tensor. {accuracy} Misses "
         "include tensors of a library's conventions (a torchvision dataset's `targets` or "
         "`ToTensor` images, results of POT's `ot.sinkhorn` on tensors), models loaded from "
         "files, an optimizer's state, values that depend on a command-line flag, and a helper "
