@@ -149,7 +149,7 @@ def test_app_corpus_is_named_after_the_hash_of_repos_csv(tmp_path):
     repos = fake_repos_csv(tmp_path)
     built = bench_corpus.app_corpus_dir(tmp_path / "cache", repos, FakeExport())
     digest = hashlib.sha256(repos.read_bytes()).hexdigest()[:12]
-    assert built == tmp_path / "cache" / f"app-corpus-{digest}"
+    assert built == tmp_path / "cache" / f"app-corpus-{bench_corpus.EXPORT_FORMAT}-{digest}"
     assert (built / "owner+name" / "train.py").is_file()
     assert [path.name for path in (tmp_path / "cache").iterdir()] == [built.name]  # no scratch left
 
@@ -185,7 +185,7 @@ def test_a_failed_export_leaves_nothing_that_looks_built(tmp_path):
 
 def test_an_export_finished_first_by_a_concurrent_run_is_kept(tmp_path):
     repos = fake_repos_csv(tmp_path)
-    final = tmp_path / "cache" / f"app-corpus-{hashlib.sha256(repos.read_bytes()).hexdigest()[:12]}"
+    final = tmp_path / "cache" / f"app-corpus-{bench_corpus.EXPORT_FORMAT}-{hashlib.sha256(repos.read_bytes()).hexdigest()[:12]}"
 
     def raced(destination: Path) -> None:
         make_tree(destination, ["owner+name/ours.py"])

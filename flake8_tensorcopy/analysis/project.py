@@ -27,13 +27,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ..bounded import BoundedCache
+
 if TYPE_CHECKING:
     from .summary import ModuleSummary
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 MAX_MODULE_BYTES = 1 << 20  # larger modules are generated code: never read
 MAX_HOPS = 6  # modules one question may pass through (a -> b -> c ...)
-CACHED_MODULES = 32  # summaries hold their ``ast`` trees: memory, not time, bounds this
+# Summaries hold their ``ast`` trees, some 40 bytes a character of source: memory, not time,
+# bounds how many are kept (a flake8 run holds this beside flake8's own).
+CACHED_MODULES = 32
+CACHED_CHARACTERS = 200_000
 _MAX_RESOLVED = 20_000  # remembered (folder, dotted name) look-ups per project
 # Packages that are never a project's own, looked up on every import otherwise.
 _LIBRARIES = sys.stdlib_module_names | {
@@ -58,7 +63,9 @@ class Project:
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
-        self._modules: OrderedDict[str, tuple[object, ModuleSummary | None]] = OrderedDict()
+        # path -> (its stamp, its summary), bounded by the size of the sources they were read from
+        self._modules: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(
+            CACHED_MODULES, CACHED_CHARACTERS)
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
@@ -140,7 +147,6 @@ class Project:
         stamp = self._stamp(path)
         cached = self._modules.get(path)
         if cached is not None and cached[0] == stamp:
-            self._modules.move_to_end(path)
             return cached[1]
         if path in self._loading:  # ``from a import *`` in b, and the other way round
             return None
@@ -149,9 +155,8 @@ class Project:
             summary = self._load(path) if stamp is not None else None
         finally:
             self._loading.discard(path)
-        self._modules[path] = (stamp, summary)
-        if len(self._modules) > CACHED_MODULES:
-            self._modules.popitem(last=False)
+        size = 0 if stamp is None else len(stamp[1]) if stamp[0] == "buffer" else stamp[1]
+        self._modules.put(path, (stamp, summary), size)
         return summary
 
     def _stamp(self, path: str) -> object:

@@ -45,11 +45,11 @@ class ParameterRewrapTie(Rule):
         "        self.out = nn.Linear(dim, vocab, bias=False)\n"
         "        self.out.weight = self.emb.weight\n",
         fixture="fixtures/tcp011_parameter_rewrap_tie.py",
-        known_problems="On the 40 repositories of `bench/accuracy/` where the shapes of TCP010 "
-        "and TCP011 occur, the 7 `nn.Parameter(<expr>.weight|bias)` assignments (labelled blind) "
-        "held 2 rewrap ties (fairseq's `self.FC2.weight = nn.Parameter(self.FC1.weight)  # tie "
-        "weight`): both found, no false finding. A small sample: the figures will move as the "
-        "corpus grows. `nn.Parameter(self.emb.weight.clone())`, often meant as tying, is not "
+        known_problems="Measured on the 40 repositories of `bench/accuracy/` where the shapes of "
+        "TCP010 and TCP011 occur (every `nn.Parameter(<expr>.weight|bias)` assignment, labelled "
+        "blind): {accuracy} The ties found include fairseq's `self.FC2.weight = "
+        "nn.Parameter(self.FC1.weight)  # tie weight`. A small sample: the figures will move as "
+        "the corpus grows. `nn.Parameter(self.emb.weight.clone())`, often meant as tying, is not "
         "flagged: it is a copy, and nothing is tied at all (the two train apart from the first "
         "step); to tie, assign the Parameter itself. Not flagged either: a rewrap of the same "
         "attribute (`self.fc.weight = nn.Parameter(self.fc.weight)`, which replaces one "
