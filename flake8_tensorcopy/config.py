@@ -37,7 +37,8 @@ DEFAULT_EXCLUDE = (*defaults.EXCLUDE, ".ipynb_checkpoints")
 
 _CODE_LISTS = ("select", "extend-select", "ignore")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
-_BOOLEANS = ("unsafe-fixes", "respect-gitignore")
+# "project": read by the analysis itself (analysis/project.py), checked here like the others.
+_BOOLEANS = ("unsafe-fixes", "respect-gitignore", "project")
 KEYS = (*_CODE_LISTS, "per-file-ignores", *_PATTERN_LISTS, *_BOOLEANS)
 
 

@@ -173,6 +173,9 @@ def main(unknown):
 """
 
 
+ENABLED = "[project]\nname = 'demo'\n\n[tool.flake8-tensorcopy]\nproject = true\n"
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = root / name
@@ -197,7 +200,7 @@ def found(path: Path) -> list[tuple[int, str]]:
 
 @pytest.fixture()
 def tree(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
     write(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/models/__init__.py": "from .net import Net\n",
@@ -219,6 +222,19 @@ def test_imported_modules_are_evidence(tree: Path) -> None:
 def test_the_file_alone_knows_none_of_it(tree: Path) -> None:
     """Without its path (stdin), the file is read alone: nothing imported is known."""
     assert engine.lint_source(TRAIN) == []
+
+
+def test_the_project_is_read_only_when_turned_on(tree: Path) -> None:
+    """Off by default (its cost): without ``project = true`` the file is read alone, as
+    before, in flake8 and the CLI alike; the CLI's configuration accepts the key."""
+    (tree / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = false\n")
+    elsewhere = tree.parent / f"{tree.name}-off"
+    tree.rename(elsewhere)  # a new root: what was found of the old one is not reused
+    assert found(elsewhere / "pkg/train.py") == []
+    assert found(elsewhere / "pkg/callers.py") == []
+    result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=elsewhere,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_scripts_import_their_siblings_and_src_layouts_resolve(tree: Path) -> None:
@@ -265,6 +281,7 @@ v = torch.tensor(chain())
 
 def test_hostile_projects_are_unknown_not_a_crash(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("")
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
     write(tmp_path, {
         "cyc_a.py": "from cyc_b import from_b\n\n\ndef from_a():\n    return from_b()\n",
         "cyc_b.py": "from cyc_a import from_a\n\n\ndef from_b():\n    return from_a()\n",
@@ -287,6 +304,7 @@ def test_hostile_projects_are_unknown_not_a_crash(tmp_path: Path) -> None:
 
 def test_a_short_chain_is_followed(tmp_path: Path) -> None:
     (tmp_path / "setup.cfg").write_text("")
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
     for level in range(3):
         body = f"from m{level + 1} import chain\n" if level < 2 else "import torch\n\n\n"
         body += "def chain():\n    return " + ("chain()\n" if level < 2 else "torch.ones(1)\n")
@@ -370,6 +388,7 @@ def run(dataset):
 
 def test_star_imports_bring_the_module_names(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
     write(tmp_path, {
         "data/__init__.py": "",
         "data/loaders.py": STAR_LOADERS,
@@ -419,6 +438,7 @@ def run(loss, x: torch.Tensor):
 
 def test_callers_old_api_scalars_and_type_tests(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("")
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
     (tmp_path / "legacy.py").write_text(LEGACY_AND_NARROWED)
     assert found(tmp_path / "legacy.py") == expected(LEGACY_AND_NARROWED)
 
@@ -453,6 +473,7 @@ def run(device):
 
 def test_module_methods_return_the_module(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text("")
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
     (tmp_path / "moves.py").write_text(MODULE_MOVES)
     assert found(tmp_path / "moves.py") == expected(MODULE_MOVES)
 

@@ -32,7 +32,7 @@ def step():
 
 
 def _project(root: Path) -> tuple[Path, Path]:
-    (root / "pyproject.toml").write_text("")
+    (root / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
     helpers, train = root / "helpers.py", root / "train.py"
     helpers.write_text(HELPERS_ARRAY)
     train.write_text(TRAIN)

@@ -22,6 +22,7 @@ import ast
 import os
 import sys
 import tokenize
+import tomllib
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -213,6 +214,19 @@ _CACHED_PROJECTS = 4
 _GENERATION = [0]  # counts what may have changed another module's answers (see ``generation``)
 
 
+def enabled(root: str) -> bool:
+    """Whether the project at ``root`` reads its other modules and its files' callers:
+    ``project = true`` in the ``[tool.flake8-tensorcopy]`` table of its ``pyproject.toml``.
+    Off by default: on the application corpus it costs more than the plugin may (see the
+    README). Every front end asks here, so a file gets the same answer from each."""
+    try:
+        with open(os.path.join(root, "pyproject.toml"), "rb") as file:
+            table = tomllib.load(file).get("tool", {}).get("flake8-tensorcopy", {})
+    except (OSError, tomllib.TOMLDecodeError, AttributeError):
+        return False
+    return isinstance(table, dict) and table.get("project") is True
+
+
 def generation() -> int:
     """A number that changes whenever an editor's buffer or the files of a project may have
     changed what a file's analysis reads of its project: a long-lived process (the language
@@ -228,12 +242,25 @@ def every_project() -> list[Project]:
     return list(_PROJECTS.values())
 
 
+_ROOTS: dict[str, str | None] = {}  # a file's folder -> its project's root, when that reads the project
+_MAX_ROOTS = 10_000
+
+
 def locate(filename: str | None) -> tuple[Project, str] | None:
-    """The project of the file ``filename`` and its real path; None for stdin without a name."""
+    """The project of the file ``filename`` and its real path; None for stdin without a name,
+    and for a project that has not turned the project analysis on (see :func:`enabled`)."""
     if not filename or filename in ("-", "stdin") or not filename.endswith((".py", ".pyi", ".ipynb")):
         return None
     path = os.path.realpath(filename)
-    root = os.path.realpath(find_root(path))
+    folder = os.path.dirname(path)
+    if folder not in _ROOTS:
+        if len(_ROOTS) >= _MAX_ROOTS:
+            _ROOTS.clear()
+        root = os.path.realpath(find_root(path))
+        _ROOTS[folder] = root if enabled(root) else None
+    root = _ROOTS[folder]
+    if root is None:
+        return None
     project = _PROJECTS.get(root)
     if project is None:
         project = _PROJECTS[root] = Project(root)

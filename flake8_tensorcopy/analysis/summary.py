@@ -575,6 +575,8 @@ class ModuleSummary:
         such call, when one passes something else or relies on the default, and when the
         function may be reached otherwise: decorated, used as a value (a callback), called
         with ``*args``/``**kwargs``, or through a receiver the file cannot tell."""
+        if self.project is None:  # callers are read with the project (``project = true``)
+            return None
         key = (qualname, parameter)
         if key in self._passed:
             return self._passed[key]
