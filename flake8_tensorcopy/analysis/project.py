@@ -6,14 +6,17 @@ helper returns, what an imported class keeps on ``self``). The module summary as
 module for another module's summary when a question reaches an import; nothing is read
 before that, so a file whose questions stay inside it costs nothing more.
 
-Every front end (flake8 with one file or a tree, ``-j N``, the CLI, the language server)
-reads the other modules from the project on disk, so a file gets the same answer in each;
-the server lays the editor's unsaved buffers over the disk (:meth:`Project.overlay`).
+Off by default, for its cost: ``project = true`` in the ``[tool.flake8-tensorcopy]`` table
+of the root's ``pyproject.toml`` turns it on (:func:`enabled`). Every front end (flake8 with
+one file or a tree, ``-j N``, the CLI, the fixer, the language server) asks :func:`locate`
+and reads the other modules from the project on disk, so a file gets the same answer in
+each; the server lays the editor's unsaved buffers over the disk (:meth:`Project.overlay`).
 
 Bounded: only modules under the project's root, at most :data:`MAX_MODULE_BYTES` each, a
 module that does not parse is unknown, at most :data:`MAX_HOPS` modules deep in one
-question, and the summaries of the :data:`CACHED_MODULES` modules used last are kept
-(with their ``stat`` stamp, so a file that changes is read again).
+question, and the summaries of the modules used last are kept (:data:`CACHED_MODULES`, and
+:data:`CACHED_CHARACTERS` of their source) with their ``stat`` stamp, so that a file that
+changes is read again.
 """
 
 from __future__ import annotations
@@ -238,8 +241,13 @@ def _changed() -> None:
     _GENERATION[0] += 1
 
 
-def every_project() -> list[Project]:
-    return list(_PROJECTS.values())
+def forget_files() -> None:
+    """Files were added, removed or changed on disk (the language server is told so): find
+    the roots, their settings and every import again."""
+    _ROOTS.clear()
+    for known in _PROJECTS.values():
+        known.forget_files()
+    _changed()
 
 
 _ROOTS: dict[str, str | None] = {}  # a file's folder -> its project's root, when that reads the project

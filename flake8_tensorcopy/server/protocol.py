@@ -250,8 +250,7 @@ class TensorCopyServer(LanguageServer):
     def files_changed(self) -> None:
         """Files changed on disk (``workspace/didChangeWatchedFiles``): every project is
         read again, every open document linted again."""
-        for known in project.every_project():
-            known.forget_files()
+        project.forget_files()
         self.relint_all()
 
     def others_changed(self, changed: str) -> None:
