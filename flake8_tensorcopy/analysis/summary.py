@@ -492,13 +492,14 @@ class ModuleSummary:
     def imported(self, qualified: str) -> tuple[ModuleSummary, str] | None:
         """(the summary of the project's module, the name in it) that an imported dotted
         name stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
+        if self.project is None:  # the project analysis is off (or the file has no name)
+            return None
         if qualified in self._imported:
             return self._imported[qualified]
         found = None
-        if self.project is not None:
-            located = self.project.resolve(self.path, qualified)
-            if located is not None and (home := self.project.summary(located[0])) is not None:
-                found = (home, located[1])
+        located = self.project.resolve(self.path, qualified)
+        if located is not None and (home := self.project.summary(located[0])) is not None:
+            found = (home, located[1])
         self._imported[qualified] = found
         return found
 
@@ -1440,7 +1441,8 @@ class ScopeFacts:
             or (attr == "data" and isinstance(node.value, ast.Attribute) and node.value.attr in PARAMETER_ATTRIBUTES)
         ):
             return TENSOR
-        if receiver is None and (qualified := self.imports.qualify_expression(node)) is not None:
+        if receiver is None and self.summary.project is not None \
+                and (qualified := self.imports.qualify_expression(node)) is not None:
             return self.summary.imported_value(qualified)  # config.MEAN
         return None
 
