@@ -48,3 +48,17 @@ def test_codes_are_distinct_and_well_formed():
 def test_every_rule_has_examples_both_ways():
     for rule in ALL_RULES:
         assert rule.flagged and rule.clean, rule.code
+
+
+@pytest.mark.parametrize("write", ["sd[key].data.fill_(0.)", "sd[key].data += 1"])
+def test_a_state_dict_written_into_is_a_handle_on_the_weights_not_a_snapshot(write):
+    """Averaging learners by writing through the target's state_dict (FedEM's shape): the
+    aliasing is the point. TCP001 still flags the writes through `.data`; TCP008 is silent.
+    Written through another name, the same weights move under the snapshot: flagged."""
+    (rule,) = [rule for rule in ALL_RULES if rule.code == "TCP008"]
+    handle = f"def average(target):\n    sd = target.state_dict(keep_vars=True)\n    for key in sd:\n        {write}\n"
+    assert lint_source(handle, rules=[rule]) == []
+    assert [f.code for f in lint_source(handle, rules=ALL_RULES)] == ["TCP001"]
+    moved = "def average(target):\n    sd = target.state_dict()\n    for p in target.parameters():\n" \
+            "        p.data.fill_(0.)\n    target.load_state_dict(sd)\n"
+    assert [(f.line, f.code) for f in lint_source(moved, rules=[rule])] == [(2, "TCP008")]

@@ -105,6 +105,8 @@ class TensorFromTensor(Rule):
         Example("import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
                 "        return torch.relu(x)\ndef predict(x):\n    model = Net()\n    return torch.tensor(model(x))\n",
                 [(8, 12)]),
+        Example("import torch\ndef scaled(x, half):\n    n = x.contiguous()\n    if half:\n        n = n.half()\n"
+                "    else:\n        n = torch.tensor(x)\n    return n\n", [(7, 13)]),
         Example("import torch\ndef predicted(out: torch.Tensor):\n    _, pred = out.max(1)\n"
                 "    return torch.tensor(pred)\n", [(4, 12)]),
         Example("import torch\nclass Agent:\n    def __init__(self):\n        self.rewards = []\n"
@@ -164,6 +166,9 @@ class TensorFromTensor(Rule):
         "        for *xyxy, conf, cls in det.tolist():\n            box = torch.tensor(xyxy)\n",
         "import torch\ndef f(pred):\n    for i, det in enumerate(pred):\n        n = det[:, 5].sum()\n"
         "        for *xyxy, conf, cls in det:\n            box = torch.tensor(xyxy)\n",
+        # Used as a tensor in one arm of an `if` only: the test tells what the parameter holds.
+        "import torch\nclass Prior:\n    def record(self, usage, index=None):\n        if index is None:\n"
+        "            self.counts = usage.log()\n        else:\n            self.counts[index] = torch.tensor(usage).log()\n",
     )
 
     def visit_Call(self, node: cst.Call) -> None:

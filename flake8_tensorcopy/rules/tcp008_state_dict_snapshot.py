@@ -53,6 +53,9 @@ class _Frame:
     bound: dict[str, list[int]] = field(default_factory=dict)  # every binding of a name
     # Statements that compare something: (position, the names they read).
     comparisons: list[tuple[int, set[str]]] = field(default_factory=list)
+    # Names through which weights are written (`sd[k].data.fill_(0)`, `sd[k].data += v`): a
+    # state_dict used so is a handle on the weights, meant to alias them.
+    written_through: set[str] = field(default_factory=set)
 
 
 class StateDictSnapshot(Rule):
@@ -345,6 +348,7 @@ class StateDictSnapshot(Rule):
             frame.moved.append((self._tick(), _stepped(frame, node, called[0], name)))
         elif called and writes_in_place(name) and self._holds_weights(called[0]):
             frame.moved.append((self._tick(), None))
+            self._note_written_through(called[0])
         elif name == "load_state_dict":
             argument = first_argument(node, keyword="state_dict")
             key = dotted_name(argument) if argument is not None else None
@@ -370,6 +374,11 @@ class StateDictSnapshot(Rule):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if self._holds_weights(container_of(node.target)):
             self.frames[-1].moved.append((self._tick(), None))
+            self._note_written_through(container_of(node.target))
+
+    def _note_written_through(self, written: cst.BaseExpression) -> None:
+        if (root := _alias_root(written)) is not None:
+            self.frames[-1].written_through.add(root)
 
     def _holds_weights(self, node: cst.BaseExpression) -> bool:
         """``p.data`` or a parameter: writing it moves the weights a state_dict shares."""
@@ -460,6 +469,8 @@ class StateDictSnapshot(Rule):
     def _judge(self, frame: _Frame) -> None:
         trained = _trained_modules(frame)
         for candidate in frame.candidates:
+            if candidate.holder[0] == "name" and candidate.holder[1] in frame.written_through:
+                continue  # written into: the function uses it to change the weights, not to keep them
             if _compared_with_later(frame, candidate):
                 self.report(candidate.value, _COMPARED, fix=self._fix(candidate.value))
                 continue
