@@ -22,6 +22,7 @@ so the prefilter's decisions and the findings cannot disagree.
 from __future__ import annotations
 
 import ast
+import bisect
 import enum
 import re
 from collections.abc import Iterator
@@ -222,6 +223,7 @@ _NOTED = frozenset({
     ast.MatchStar, ast.MatchMapping,
 })
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
+_MAX_CALL_INDEXES = 256  # the words whose calls one summary keeps (a server keeps summaries)
 
 
 def join(values: list[Value]) -> Value:
@@ -284,8 +286,9 @@ class ModuleSummary:
         self.path = path  # the file's real path ("" when unknown: stdin, a string)
         self.project = project if path else None  # where its imports are read (None: nowhere)
         self._imported: dict[str, tuple[ModuleSummary, str] | None] = {}
-        self._callers: dict[str, list[tuple[ast.Call, ast.AST]]] | None = None
-        self._escaping: frozenset[str] = frozenset()  # names also used other than by a call
+        # words -> the calls and other uses of those words (see ``_call_index``)
+        self._callers: dict[tuple[str, ...], tuple[dict[str, list[tuple[ast.Call, ast.AST | None]]], frozenset[str]]] = {}
+        self._source: str | None = None  # the file's text, when given: words are looked up in it
         self._passed: dict[tuple[str, str], Value] = {}
         self._definitions: dict[str, list[ast.AST]] | None = None
         self._starts: dict[int, str] = {}  # first line of a def/class -> qualname of its parent
@@ -312,6 +315,7 @@ class ModuleSummary:
         elif project is not None:
             path = filename or ""
         summary = cls(tree, ImportTable.from_ast(tree, source), path, project)
+        summary._source = source
         if summary.imports.stars and summary.project is not None:
             summary.imports = summary.imports.with_stars(summary._star_imports())
         if source is not None and "load_state_dict" not in source:
@@ -595,11 +599,16 @@ class ModuleSummary:
         if owner and not isinstance(cls, ast.ClassDef):
             return None  # a nested function: its callers see the enclosing function's names
         signature = _Signature(function, method=cls is not None)
-        if parameter not in signature.names:
+        if parameter not in signature.names or not self._named_again(self.qualname(cls) if name == "__init__" else name):
             return None
         calls = self._calls_to(name, cls, signature)
         values = self._arguments(calls, signature, parameter) if calls else None
         return join(values) if values else None
+
+    def _named_again(self, name: str) -> bool:
+        """Whether the source may spell ``name`` more than once (the definition): else the
+        file makes no call to it, and no walk is needed to know."""
+        return self._source is None or self._source.count(name) > 1
 
     def _arguments(self, calls: list[tuple[ast.Call, ast.AST]], signature: _Signature, parameter: str) -> list[Value] | None:
         """What each of ``calls`` passes for ``parameter``; None when one passes nothing known."""
@@ -614,7 +623,8 @@ class ModuleSummary:
     def _calls_to(self, name: str, cls: ast.ClassDef | None, signature: _Signature) -> list | None:
         """The calls of the file that reach the function ``name`` (a method of ``cls``),
         each with the scope it is made in; None when some call or use may reach it unseen."""
-        callers, escaping = self._call_index()
+        cls_name = self.qualname(cls) if cls is not None else ""
+        callers, escaping = self._call_index((cls_name, name) if name == "__init__" else (name,))
         if cls is None:
             if name in escaping:
                 return None
@@ -622,7 +632,6 @@ class ModuleSummary:
             if any(scope is None or self.facts(scope)._local_anywhere(name) for _, scope in calls):
                 return None
             return [(call, scope) for call, scope in calls if signature.binds(call)]
-        cls_name = self.qualname(cls)
         if "." in cls_name:
             return None  # a nested class
         if name == "__init__":
@@ -658,24 +667,29 @@ class ModuleSummary:
                 return klass is owner
         return False
 
-    def _call_index(self) -> tuple[dict[str, list[tuple[ast.Call, ast.AST | None]]], frozenset[str]]:
-        """Every call of the file by the name it calls (``f`` for ``f(...)``, ``.m`` for
-        ``x.m(...)``) with its scope (a function, the module; None inside a lambda, a
-        comprehension or a class body, whose names the facts do not follow), and the names
-        and ``.attributes`` the file also reads other than by calling them. One walk, once."""
-        if self._callers is not None:
-            return self._callers, self._escaping
+    def _call_index(self, words: tuple[str, ...]) -> tuple[dict[str, list[tuple[ast.Call, ast.AST | None]]], frozenset[str]]:
+        """The file's calls of ``words`` by the name they call (``f`` for ``f(...)``, ``.m``
+        for ``x.m(...)``) with their scope (a function, the module; None inside a lambda, a
+        comprehension or a class body, whose names the facts do not follow), and which of
+        the names and ``.attributes`` the file also reads other than by calling them. Only the
+        statements on lines that spell a word are walked (the source says which, when given)."""
+        if words in self._callers:
+            return self._callers[words]
+        wanted = frozenset(words) | {"." + word for word in words}
+        lines = self._lines_spelling(words)
         callers: dict[str, list[tuple[ast.Call, ast.AST | None]]] = {}
         called: set[int] = set()
         escaping: set[str] = set()
         stack: list[tuple[ast.AST, ast.AST | None]] = [(self.tree, self.tree)]
         while stack:
             node, scope = stack.pop()
+            if lines is not None and isinstance(node, ast.stmt) and not _spans_any(node, lines):
+                continue
             if isinstance(node, ast.Call):
                 func = node.func
                 called.add(id(func))
                 key = func.id if isinstance(func, ast.Name) else "." + func.attr if isinstance(func, ast.Attribute) else None
-                if key is not None:
+                if key in wanted:
                     callers.setdefault(key, []).append((node, scope))
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called:
                 escaping.add(node.id)
@@ -695,8 +709,29 @@ class ModuleSummary:
             else:
                 inner, children = scope, list(ast.iter_child_nodes(node))
             stack.extend((child, inner) for child in reversed(children))
-        self._callers, self._escaping = callers, frozenset(escaping)
-        return callers, self._escaping
+        if len(self._callers) >= _MAX_CALL_INDEXES:
+            self._callers.clear()
+        self._callers[words] = answer = (callers, frozenset(escaping & wanted))
+        return answer
+
+    def _lines_spelling(self, words: tuple[str, ...]) -> list[int] | None:
+        """The numbers of the lines where one of ``words`` is spelled (sorted); None without
+        the source (every line, then)."""
+        if self._source is None:
+            return None
+        source = self._source
+        starts = set()
+        for word in words:  # where the text holds the word, also inside a longer one (more to walk, no less)
+            at = source.find(word)
+            while at != -1:
+                starts.add(source.rfind("\n", 0, at))
+                at = source.find(word, at + len(word))
+        lines, line, counted = [], 1, 0
+        for start in sorted(starts):  # in order: count the newlines once
+            line += source.count("\n", counted, start + 1)
+            counted = start + 1
+            lines.append(line)
+        return lines
 
     def restored_attributes(self) -> frozenset[str]:
         """The attributes whose value the file loads back into a model or optimizer anywhere:
@@ -864,8 +899,8 @@ class ScopeFacts:
         self.returns: list[ast.expr | None] = []
         self.is_generator = False
         self._tested: set[str] = set()  # names whose type the scope tests (isinstance)
-        # name -> the first line where the scope uses it as only a tensor can be used
-        self._used_as_tensor: dict[str, int] = {}
+        # name -> the lines where the scope uses it as only a tensor can be used
+        self._used_as_tensor: dict[str, list[int]] = {}
         self._values: dict[str, Value] = {}
         self._names_read: dict[int, frozenset[str]] = {}  # id(a binding's source) -> the names in it
         self._assumed: dict[str, Value] = {}  # names being judged: what they are assumed to hold
@@ -996,7 +1031,7 @@ class ScopeFacts:
                 self._bind(node.id, "other")
 
     def _use_as_tensor(self, name: str, line: int) -> None:
-        self._used_as_tensor[name] = min(line, self._used_as_tensor.get(name, line))
+        self._used_as_tensor.setdefault(name, []).append(line)
 
     def _note_tensor_input(self, call: ast.Call) -> None:
         """``torch.sum(x)``, ``F.relu(x.view(n, -1))``: a name passed where torch takes only a
@@ -1184,7 +1219,7 @@ class ScopeFacts:
                 # The loop's only binding of the name, used in it as only a tensor can be
                 # (``for i, det in enumerate(pred): ... det[:, 5].unique()``): its elements are.
                 used = self._used_as_tensor.get(name)
-                return TENSOR if used is not None and used >= binding.line else None
+                return TENSOR if used is not None and min(used) >= binding.line else None
             return value
         return None
 
@@ -1201,11 +1236,27 @@ class ScopeFacts:
         # parameter that is used (``x = torch.tensor(x)`` then ``x.detach()`` says nothing).
         used = self._used_as_tensor.get(name)
         rebound = min((b.line for b in self.bindings[name] if b.kind != "param"), default=None)
-        if used is not None and (rebound is None or used <= rebound):
+        if used is not None and (rebound is None or min(used) <= rebound) and not self._branch_decides(name, used):
             return TENSOR
         if name in self._documented_tensors:
             return TENSOR
         return self.summary.passed_to(self.qualname, name)  # what every call of the file passes
+
+    def _branch_decides(self, name: str, lines: list[int]) -> bool:
+        """Every use of ``name`` as only a tensor can be lies in one arm of an ``if`` whose
+        other arm reads it too (``if index is None: usage.log()`` / ``else:
+        torch.tensor(usage)``): the test tells what it holds, and this arm says nothing of
+        the other's."""
+        for node in ast.walk(self.scope):
+            if not isinstance(node, ast.If) or not node.orelse:
+                continue
+            for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
+                first, last = arm[0].lineno, arm[-1].end_lineno or arm[-1].lineno
+                if all(first <= line <= last for line in lines) and any(
+                    isinstance(read, ast.Name) and read.id == name for statement in other for read in ast.walk(statement)
+                ):
+                    return True
+        return False
 
     def _unpacked(self, source: ast.AST, path: tuple[int | str, ...]) -> Value:
         """What a loop or unpacking target at ``path`` gets from ``source``."""
@@ -1550,6 +1601,13 @@ def _stores(statement: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr | None]]:
         yield statement.target, statement.value
     elif isinstance(statement, ast.AugAssign):
         yield statement.target, None
+
+
+def _spans_any(statement: ast.stmt, lines: list[int]) -> bool:
+    """Whether ``statement`` (with its decorators) covers one of the sorted ``lines``."""
+    first = _first_line(statement)
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= (statement.end_lineno or statement.lineno)
 
 
 def _is_none(node: ast.expr) -> bool:
