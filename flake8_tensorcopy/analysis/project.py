@@ -67,9 +67,6 @@ class Project:
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
-        # path -> (its stamp, its summary), bounded by the size of the sources they were read from
-        self._modules: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(
-            CACHED_MODULES, CACHED_CHARACTERS)
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
@@ -149,7 +146,7 @@ class Project:
     def summary(self, path: str) -> ModuleSummary | None:
         """The summary of the module at ``path`` (None: unreadable, too large, not Python)."""
         stamp = self._stamp(path)
-        cached = self._modules.get(path)
+        cached = _SUMMARIES.get((self.root, path))
         if cached is not None and cached[0] == stamp:
             return cached[1]
         if path in self._loading:  # ``from a import *`` in b, and the other way round
@@ -160,7 +157,7 @@ class Project:
         finally:
             self._loading.discard(path)
         size = 0 if stamp is None else len(stamp[1]) if stamp[0] == "buffer" else stamp[1]
-        self._modules.put(path, (stamp, summary), size)
+        _SUMMARIES.put((self.root, path), (stamp, summary), size)
         return summary
 
     def _stamp(self, path: str) -> object:
@@ -213,6 +210,9 @@ class Project:
 
 
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
+# (root, path) -> (the module's stamp, its summary), for every project together: the
+# bounds are those of the process, whichever projects it lints (flake8 . over several)
+_SUMMARIES: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(CACHED_MODULES, CACHED_CHARACTERS)
 _CACHED_PROJECTS = 4
 _GENERATION = [0]  # counts what may have changed another module's answers (see ``generation``)
 
@@ -250,25 +250,33 @@ def forget_files() -> None:
     _changed()
 
 
-_ROOTS: dict[str, str | None] = {}  # a file's folder -> its project's root, when that reads the project
+# a file's folder -> (its real path, its project's root when that reads the project)
+_ROOTS: dict[str, tuple[str, str | None]] = {}
 _MAX_ROOTS = 10_000
 
 
 def locate(filename: str | None) -> tuple[Project, str] | None:
     """The project of the file ``filename`` and its real path; None for stdin without a name,
-    and for a project that has not turned the project analysis on (see :func:`enabled`)."""
+    and for a project that has not turned the project analysis on (see :func:`enabled`).
+    Every file asks (flake8 calls it once a file): the real path of its folder is looked up
+    once, and the file's own path only when it is a link."""
     if not filename or filename in ("-", "stdin") or not filename.endswith((".py", ".pyi", ".ipynb")):
         return None
-    path = os.path.realpath(filename)
-    folder = os.path.dirname(path)
-    if folder not in _ROOTS:
+    given = os.path.abspath(filename)
+    if os.path.islink(given):
+        given = os.path.realpath(given)  # a linked file belongs where it lies
+    folder, name = os.path.split(given)
+    known = _ROOTS.get(folder)
+    if known is None:
         if len(_ROOTS) >= _MAX_ROOTS:
             _ROOTS.clear()
-        root = os.path.realpath(find_root(path))
-        _ROOTS[folder] = root if enabled(root) else None
-    root = _ROOTS[folder]
+        real = os.path.realpath(folder)
+        root = os.path.realpath(find_root(os.path.join(real, name)))
+        known = _ROOTS[folder] = (real, root if enabled(root) else None)
+    real, root = known
     if root is None:
         return None
+    path = os.path.join(real, name)
     project = _PROJECTS.get(root)
     if project is None:
         project = _PROJECTS[root] = Project(root)

@@ -285,7 +285,9 @@ class ModuleSummary:
         self.imports = imports
         self.path = path  # the file's real path ("" when unknown: stdin, a string)
         self.project = project if path else None  # where its imports are read (None: nowhere)
-        self._imported: dict[str, tuple[ModuleSummary, str] | None] = {}
+        # dotted name -> (the module's path, the name in it): paths, not summaries, so that a
+        # summary the project's cache lets go is not kept alive from here
+        self._imported: dict[str, tuple[str, str] | None] = {}
         # words -> the calls and other uses of those words (see ``_call_index``)
         self._callers: dict[tuple[str, ...], tuple[dict[str, list[tuple[ast.Call, ast.AST | None]]], frozenset[str]]] = {}
         self._source: str | None = None  # the file's text, when given: words are looked up in it
@@ -499,13 +501,12 @@ class ModuleSummary:
         if self.project is None:  # the project analysis is off (or the file has no name)
             return None
         if qualified in self._imported:
-            return self._imported[qualified]
-        found = None
-        located = self.project.resolve(self.path, qualified)
-        if located is not None and (home := self.project.summary(located[0])) is not None:
-            found = (home, located[1])
-        self._imported[qualified] = found
-        return found
+            located = self._imported[qualified]
+        else:
+            located = self._imported[qualified] = self.project.resolve(self.path, qualified)
+        if located is None or (home := self.project.summary(located[0])) is None:
+            return None
+        return home, located[1]
 
     def _star_imports(self) -> dict[str, str]:
         """What the file's ``from m import *`` of the project's modules bind (later ones win)."""
