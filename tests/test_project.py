@@ -313,6 +313,30 @@ def test_a_short_chain_is_followed(tmp_path: Path) -> None:
     assert found(tmp_path / "use.py") == [(5, "TCP005")]
 
 
+def test_what_the_cache_lets_go_is_freed(tmp_path: Path) -> None:
+    """Modules that each import the next, more of them than the cache keeps: once the lint
+    is over, no more summaries are alive than the cache holds (an importer once kept every
+    module it had read alive, past the cache's bounds)."""
+    import gc
+
+    from flake8_tensorcopy.analysis.summary import ModuleSummary
+
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    length = project.CACHED_MODULES * 2
+    for level in range(length):
+        body = f"from m{level + 1} import chain\n" if level < length - 1 else "import torch\n"
+        body += "\n\ndef chain():\n    return " + ("chain()\n" if level < length - 1 else "torch.ones(1)\n")
+        (tmp_path / f"m{level}.py").write_text(body)
+    # Every module read, a hop chain at a time, from the far end: the newest summaries
+    # import the older ones, which the cache lets go.
+    for level in reversed(range(0, length, project.MAX_HOPS - 1)):
+        (tmp_path / f"use{level}.py").write_text(f"import torch\n\nfrom m{level} import chain\n\nv = torch.tensor(chain())\n")
+        found(tmp_path / f"use{level}.py")
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, ModuleSummary) and o.path.startswith(str(tmp_path.resolve()))]
+    assert 0 < len(alive) <= project.CACHED_MODULES
+
+
 # -- one answer from every front end ------------------------------------------------
 def _reported(output: str, root: Path) -> list[str]:
     lines = []
