@@ -939,10 +939,12 @@ class AccumulationGate(Gate):
         # The rule's own exemption: a total that feeds a backward is the loss being built
         # (``loss += term`` in a loop, then ``loss.backward()``): the big GAN train steps.
         backpropagated = _fed(set().union(*(keys for keys, _ in backward)), nodes)
+        # What each backward reaches through the names assigned into its receiver, as the rule.
+        reached = [(_fed(keys, nodes), loops) for keys, loops in backward]
         for holder, loop, (loss, names) in accumulations:
             if holder in backpropagated:
                 continue
-            if names and any(loop in loops and keys & names for keys, loops in backward):
+            if names and any(loop in loops and keys & names for keys, loops in reached):
                 return True
             if loss and isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_words(loop.iter) | _words(loop.target)):
                 if any(_loss_call(call) for call, _ in calls):

@@ -70,7 +70,8 @@ class GraphAccumulation(Rule):
         "graph into something that outlives the iteration: `total += v`, `total = total + v`, "
         "`losses.append(v)` / `.extend` / `.insert`, or `history[k] = v`, where the holder is not "
         "reset inside the loop. Evidence for `v`: it is (built from) the receiver of `.backward()` "
-        "in the same loop, or, in a loop over batches (`for x, y in val_loader`, `for batch in data`), "
+        "in the same loop or a term of it (`loss = task + reg`, then `loss.backward()`: `task` and "
+        "`reg`, not the loss function's arguments), or, in a loop over batches (`for x, y in val_loader`, `for batch in data`), "
         "the result of a loss function called on two or more arguments (`criterion(out, y)`, "
         "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`). Not flagged under "
         "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
@@ -112,6 +113,13 @@ class GraphAccumulation(Rule):
             "        total += loss\n    return total\n",
             [(7, 18)],
         ),
+        # A term of the loss that is backpropagated: it carries the graph too.
+        Example(
+            "def f(self, data):\n    task_total = 0\n    for x, y in data:\n"
+            "        task = self.loss(self.model(x), y)\n        task_total += task\n"
+            "        loss = task + self.alpha * self.model.penalty()\n        loss.backward()\n",
+            [(5, 23)],
+        ),
         Example(
             "def f(model, data, loss_fn):\n    losses = []\n    for x, y in data:\n"
             "        losses.append(loss_fn(model(x), y))\n    print(sum(losses))\n",
@@ -136,6 +144,10 @@ class GraphAccumulation(Rule):
         ),
     )
     clean = (
+        # The loss's arguments are no terms of it: a count of matches carries no graph.
+        "import torch\ndef f(model, opt, data):\n    right = 0\n    for x, y in data:\n"
+        "        out = model(x)\n        preds = out.argmax(1)\n        loss = torch.nn.functional.cross_entropy(out, y)\n"
+        "        loss.backward()\n        right += torch.sum(preds == y)\n",
         # No torch in the file: its own loss() of plain floats.
         "def loss(x, y):\n    return (x - y) ** 2\ndef f(xs, ys):\n    total = 0\n"
         "    for x_val, y_val in zip(xs, ys):\n        total += loss(x_val, y_val)\n    return total\n",
@@ -329,10 +341,15 @@ class GraphAccumulation(Rule):
     def _judge(self, frame: _Frame) -> None:
         # Cheap tests first: most candidates have no evidence of a graph at all.
         suspects = []
+        # What each backward reaches: its receiver and the operands assigned into it
+        # (`loss = train_loss + reg; loss.backward()` backpropagates through train_loss; not
+        # through a call's arguments: `loss = criterion(out, labels)` says nothing of labels).
+        backward = [(_closure(set(keys), frame.feeds, _operands), loops) for keys, loops in frame.backward] \
+            if frame.candidates else []
         for candidate in frame.candidates:
             loop = id(candidate.loop)
             names = candidate.names - {name for name, loops in frame.detached if loop in loops}
-            backward_each_iteration = any(loop in loops and keys & names for keys, loops in frame.backward)
+            backward_each_iteration = any(loop in loops and keys & names for keys, loops in backward)
             if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
                 suspects.append((candidate, backward_each_iteration))
         if not suspects:
@@ -357,20 +374,40 @@ class GraphAccumulation(Rule):
             self.report(candidate.value, fix=_fix(candidate.value))
 
 
-def _closure(sinks: set[str], feeds: list[tuple[str, cst.BaseExpression]]) -> set[str]:
-    """``sinks`` plus every name assigned into one of them (``total = a + b`` feeds a, b)."""
+def _closure(sinks: set[str], feeds: list[tuple[str, cst.BaseExpression]], names_in=None) -> set[str]:
+    """``sinks`` plus every name assigned into one of them (``total = a + b`` feeds a, b):
+    all the names in the value, or those ``names_in`` picks."""
+    names_in = names_in or _names_in
     reached, pending = set(sinks), feeds
     grown = True
     while grown:
         grown, rest = False, []
         for name, value in pending:
             if name in reached:
-                reached |= _names_in(value)
+                reached |= names_in(value)
                 grown = True
             else:
                 rest.append((name, value))
         pending = rest
     return reached
+
+
+def _operands(node: cst.BaseExpression) -> set[str]:
+    """The names a value is computed from by arithmetic (``a + w * b``, ``-a``, ``a.mean()``):
+    what a graph through the value runs through; not a call's arguments nor what is detached."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.Attribute):
+        dotted = dotted_name(node)
+        return {dotted} if dotted and node.attr.value not in DETACHING else set()
+    if isinstance(node, cst.BinaryOperation):
+        return _operands(node.left) | _operands(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _operands(node.expression)
+    called = method_call(node) if isinstance(node, cst.Call) else None
+    if called is not None and called[1] in GRAPH_PRESERVING:
+        return _operands(called[0])
+    return set()
 
 
 def _fix(value: cst.BaseExpression) -> Fix | None:
