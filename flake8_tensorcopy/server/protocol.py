@@ -38,7 +38,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, chunk_fix, config, docs, engine, limits, notebook
+from .. import __version__, chunk_fix, collector, config, docs, engine, limits, notebook
 from ..rules import ALL_RULES
 from . import fixes, text
 from ..analysis import project
@@ -141,7 +141,11 @@ class TensorCopyServer(LanguageServer):
         return await asyncio.wrap_future(self.lint_thread.submit(work, urgent))
 
     async def on_fix_thread(self, work: Callable[[], Result]) -> Result:
-        return await asyncio.get_running_loop().run_in_executor(self.fix_thread, work)
+        """``work`` on the fix thread, the cycle collector paused as on the lint thread."""
+        def paused() -> Result:
+            with collector.paused(collect=True):
+                return work()
+        return await asyncio.get_running_loop().run_in_executor(self.fix_thread, paused)
 
     def lint_for_fixes(self, rules: list, linted: Linted,
                        before: Diagnosis) -> Callable[[str], tuple[tuple[engine.Finding, ...], str | None]]:

@@ -1,7 +1,11 @@
 """The lint thread: one thread (the linter and its caches are not thread-safe) that runs
 what the editor waits on to show (pulls, pushes, hovers) before what code actions ask of
 it (the findings under the cursor, whether a fix-all applies: a whole lint when the text
-is new), so that a pull sent behind a code action does not queue behind its work."""
+is new), so that a pull sent behind a code action does not queue behind its work.
+
+Each piece of work runs with the cycle collector paused, and the collections after it
+(``collector``): the trees of a lint are never promoted, so no full collection over the
+whole process (150 ms with a 3,000-line file open) lands in the middle of a pull."""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TypeVar
+
+from .. import collector
 
 Result = TypeVar("Result")
 URGENT, LATER, STOP = 1, 2, 0
@@ -42,6 +48,9 @@ class Worker:
                 future.cancel()
                 continue
             try:
-                future.set_result(work())
+                with collector.paused(collect=True):
+                    result = work()
             except BaseException as error:  # handed to the request that waits for it
                 future.set_exception(error)
+            else:
+                future.set_result(result)
