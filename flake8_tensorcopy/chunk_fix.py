@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from . import engine, fixer, positions, prefilter
+from . import engine, fixer, positions, prefilter, yielding
 from .analysis import project
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
@@ -51,8 +51,10 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     newline = "\r\n" if "\r\n" in source else "\r" if "\r" in source else "\n"
     if text.replace("\n", newline) != source:
         raise fixer.FixError("the file mixes line endings; `flake8-tensorcopy --fix` can fix it")
+    yielding.checkpoint()
     planned = _planned(text, tuple(rules), path, planned)
     tree, summary, plan, chunks = planned.tree, planned.summary, planned.plan, planned.chunks()
+    yielding.checkpoint()
     lines = text.split("\n")
     for chunk in _holding(chunks, only[0], plan):
         found = _report_at(chunk, summary, only)
@@ -75,6 +77,7 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     if wanted:
         fixed = _with_imports(fixed, wanted)
     fixed = fixed.replace("\n", newline)  # whether it parses, the re-lint says
+    yielding.checkpoint()
     _check(before, fixed, only[2], lint)
     return fixed
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import collector, limits, memory, positions, prefilter
+from . import collector, limits, memory, positions, prefilter, yielding
 from .analysis.summary import ModuleSummary
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
@@ -136,6 +136,7 @@ def plan_source(
     rules = tuple(rules_for() if rules is None else rules)
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
+    yielding.checkpoint()
     summary = ModuleSummary.of(tree, source if shortcuts else None, path)
     if shortcuts:
         plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary, fixes)
@@ -190,6 +191,7 @@ def lint_planned(
             refusal = reason
             continue
         parsed = True
+        yielding.checkpoint()
         try:
             with _collector_paused():
                 findings.update(lint(chunk, offset, summary, scope, chunk_rules, ends))

@@ -1,6 +1,7 @@
 """What the language server's work costs, counted (never timed: timing lives in
 ``bench/server_soak.py``): what a lint leaves for the cycle collector, when the collector
-runs, how often a request parses the file."""
+runs, how often a request parses the file, and who waits for whom between the lint
+thread and the fix thread."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from bench_modules import import_bench_modules
 
-from flake8_tensorcopy import collector, engine, limits
+from flake8_tensorcopy import collector, engine, limits, yielding
 from flake8_tensorcopy.analysis.summary import ModuleSummary
 from flake8_tensorcopy.bounded import BoundedCache
 
@@ -154,6 +155,49 @@ def test_a_cycle_that_outlived_its_piece_of_work_is_freed_on_the_collectors_sche
         if cycle() is None:
             break
     assert cycle() is None
+
+
+def test_the_fix_thread_steps_aside_while_the_lint_thread_has_urgent_work():
+    pytest.importorskip("pygls")
+    from flake8_tensorcopy.server.worker import Worker
+
+    worker = Worker("test-worker")
+    try:
+        pull_started, pull_may_end = threading.Event(), threading.Event()
+        order = []
+
+        def pull():
+            pull_started.set()
+            pull_may_end.wait(10)
+            order.append("pull")
+
+        def fix():
+            with yielding.stepping_aside(worker.wait_for_urgent):
+                yielding.checkpoint()
+                order.append("fix")
+
+        pulling = worker.submit(pull)
+        assert pull_started.wait(10)
+        fixing = threading.Thread(target=fix)
+        fixing.start()
+        fixing.join(0.2)
+        assert fixing.is_alive() and order == []  # waits at its checkpoint
+        pull_may_end.set()
+        pulling.result(timeout=10)
+        fixing.join(10)
+        assert order == ["pull", "fix"]
+        yielding.checkpoint()  # no wait installed on this thread: returns at once
+    finally:
+        worker.shutdown()
+
+
+def test_the_analysis_has_checkpoints_between_its_steps():
+    source = training_file(300)
+    planned = engine.plan_source(source, path=PATH)
+    steps = [0]
+    with yielding.stepping_aside(lambda: steps.__setitem__(0, steps[0] + 1)):
+        engine.lint_source(source, path=PATH)
+    assert steps[0] > len(planned.chunks())  # after the parse, per rule's triggers, per chunk
 
 
 def test_a_quick_fix_of_the_text_just_linted_parses_only_the_fixed_text(parses):

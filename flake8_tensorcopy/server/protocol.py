@@ -8,8 +8,9 @@ their own, so that no pull waits behind a code action: a quick fix (its chunk, f
 analysis the lint of the text kept, then the fixed file re-linted) and the fix-all (the
 whole file through the fixer: seconds), which a client that resolves code actions gets
 computed only when chosen (``codeAction/resolve``), not each time the cursor moves. The
-fix thread shares the linter (its caches are thread-safe): what a fix's check lints, a
-pull after the fix is applied finds done.
+fix thread steps aside at its checkpoints while the lint thread has urgent work
+(``yielding``), and shares the linter (its caches are thread-safe): what a fix's check
+lints, a pull after the fix is applied finds done.
 
 Diagnostics are pulled (``textDocument/diagnostic``) by clients that declare pull
 support, and pushed (``textDocument/publishDiagnostics``) to the others: on open and
@@ -38,7 +39,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, chunk_fix, collector, config, docs, engine, limits, notebook
+from .. import __version__, chunk_fix, collector, config, docs, engine, limits, notebook, yielding
 from ..bounded import BoundedCache
 from ..rules import ALL_RULES
 from . import fixes, text
@@ -140,9 +141,10 @@ class TensorCopyServer(LanguageServer):
         return await asyncio.wrap_future(self.lint_thread.submit(work, urgent))
 
     async def on_fix_thread(self, work: Callable[[], Result]) -> Result:
-        """``work`` on the fix thread, the cycle collector paused as on the lint thread."""
+        """``work`` on the fix thread: the cycle collector paused as on the lint thread, and
+        stepping aside at each checkpoint while the lint thread has urgent work."""
         def run() -> Result:
-            with collector.paused(collect=True):
+            with collector.paused(collect=True), yielding.stepping_aside(self.lint_thread.wait_for_urgent):
                 return work()
         return await asyncio.get_running_loop().run_in_executor(self.fix_thread, run)
 
