@@ -48,6 +48,11 @@ class BoundedCache(Generic[Value]):
                 gone.append(old)
         self._drop(old for old in gone if old is not value)  # the same value put again stays
 
+    def values(self) -> list[Value]:
+        """What it holds now, least recently used first."""
+        with self._lock:
+            return [value for value, _ in self._items.values()]
+
     def pop(self, key: Hashable) -> None:
         with self._lock:
             gone = self._pop(key)

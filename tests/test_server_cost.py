@@ -202,8 +202,8 @@ def test_the_analysis_has_checkpoints_between_its_steps():
 
 def test_a_quick_fix_of_the_text_just_linted_parses_only_the_fixed_text(parses):
     """The quick fix used to parse, summarise and plan the file again (the lint had just
-    done it) before the fixed file's check; and the check's lint, on a linter of its own,
-    did not serve the pull that follows when the fix is applied."""
+    done it) before the fixed file's check, which parsed the whole file again; and the
+    check's lint, on a linter of its own, did not serve the pull after the fix is applied."""
     pytest.importorskip("pygls")
     from lsprotocol import types
 
@@ -228,7 +228,8 @@ def test_a_quick_fix_of_the_text_just_linted_parses_only_the_fixed_text(parses):
     fix, _ = [action for one in found for action in protocol.quick_fixes(
         linted, linted.uri, one, settings, "utf-16", lint, planned)]
     assert fix.title == "TCP002: swap to .detach().clone()"
-    assert parses[0] == 2  # the fixed text's, to check it
+    # The fixed text's, to check it: around the fix only (``reparse``).
+    assert parses[0] == 1 and server.linter.trees.reparsed == 1
     (edit,) = fix.edit.document_changes
     index = protocol.text.LineIndex(source)
     start, end = (index.column(protocol._position(p)) for p in (edit.edits[0].range.start, edit.edits[0].range.end))
@@ -236,7 +237,7 @@ def test_a_quick_fix_of_the_text_just_linted_parses_only_the_fixed_text(parses):
     fixed_line = lines[start[0] - 1][: start[1]] + edit.edits[0].new_text + lines[end[0] - 1][end[1]:]
     fixed = "\n".join(lines[: start[0] - 1] + [fixed_line] + lines[end[0]:])
     server.linter.diagnose(fixed, settings.rules, linted.path, keep=True)  # the pull once it is applied
-    assert parses[0] == 2
+    assert parses[0] == 1 and server.linter.trees.reparsed == 1
 
 
 def test_repeated_requests_on_a_text_count_its_tokens_once(monkeypatch):

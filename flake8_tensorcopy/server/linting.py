@@ -4,10 +4,11 @@ with the extent of its node, and why any part could not be analysed.
 The same core as the CLI and the flake8 plugin (``engine.lint_source``); no flake8
 process. Results are cached by (text, rules): an unchanged text (a save, an undo back
 to a text seen before, a pull after a push) is never linted twice. A changed text
-reuses the findings of its unchanged chunks (``reuse``). The lint thread and the fix
-thread (which lints what a quick fix makes, to check it) share one linter: its caches are
-thread-safe, and what either thread analysed serves the other (the lint of a fixed text
-is the pull's, once the fix is applied).
+reuses the findings of its unchanged chunks (``reuse``), and its ``ast`` is parsed again
+only where it changed (``reparse``). The lint thread and the fix thread (which lints what
+a quick fix makes, to check it) share one linter: its caches are thread-safe, and what
+either thread analysed serves the other (the lint of a fixed text is the pull's, once the
+fix is applied).
 
 The analysis of the text linted last (its ``ast``, summary and plan: ``engine.Planned``)
 is kept for the quick fixes of that text, which the editor asks for next: handed over
@@ -25,10 +26,11 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .. import engine, limits, memory, noqa
+from .. import engine, limits, memory, noqa, prefilter
 from ..analysis import project
 from ..rule import Rule
 from ..bounded import BoundedCache
+from .reparse import Trees
 from .reuse import ChunkReuse
 
 CACHED_TEXTS = 16  # a few per open document: undo/redo and pulls hit them
@@ -54,6 +56,7 @@ class Linter:
         self._cache: BoundedCache[Diagnosis] = BoundedCache(CACHED_TEXTS, CACHED_CHARACTERS)
         self._planned: BoundedCache[engine.Planned] = BoundedCache(1, PLANNED_CHARACTERS, engine.Planned.release)
         self.chunks = ChunkReuse()
+        self.trees = Trees()
 
     def diagnose(self, text: str, rules: Sequence[type[Rule]], path: str | None = None,
                  keep: bool = False) -> Diagnosis:
@@ -65,7 +68,7 @@ class Linter:
         if diagnosis is None:
             kept = (lambda planned: self._planned.put(key, planned, len(text))) if keep and \
                 len(text) <= PLANNED_CHARACTERS else None
-            diagnosis = diagnose(text, rules, self.chunks, path, kept)
+            diagnosis = diagnose(text, rules, self.chunks, path, kept, self.trees)
             self._cache.put(key, diagnosis, len(text))
             memory.release_freed()
         return diagnosis
@@ -81,10 +84,12 @@ def _key(text: str, rules: Sequence[type[Rule]], path: str | None) -> tuple:
 
 
 def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkLinter | None = None,
-             path: str | None = None, keep: Callable[[engine.Planned], None] | None = None) -> Diagnosis:
+             path: str | None = None, keep: Callable[[engine.Planned], None] | None = None,
+             trees: Trees | None = None) -> Diagnosis:
     """Never raises: a bug of ours becomes a failure to log, not a dead server. ``keep``
     is given the analysis of a text wholly analysed (and releases it when done with it);
-    any other is released at once."""
+    any other is released at once. ``trees``: where its ``ast`` is parsed from the trees of
+    texts parsed before."""
     # A token is one character at least: a text no longer than the limit needs no count.
     if len(text) > MAX_SERVED_TOKENS and limits.Budget(MAX_SERVED_TOKENS).spend(text):
         return Diagnosis((), f"not analysed: over the language server's limit of {MAX_SERVED_TOKENS:,} tokens a "
@@ -96,7 +101,9 @@ def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkL
     failure = None
     planned = None
     try:
-        planned = engine.plan_source(text, rules=rules, path=path)
+        source = prefilter.normalise_newlines(text)
+        tree = trees.parse(source) if trees is not None else None
+        planned = engine.plan_source(source, tree, rules=rules, path=path)
         findings = engine.lint_plan(planned, ends=True, chunk_linter=chunk_linter)
         if keep is not None:
             keep(planned)
