@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from . import engine, fixer, positions, prefilter
+from . import engine, fixer, positions, prefilter, yielding
 from .analysis import project
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
@@ -36,11 +36,13 @@ Lint = Callable[[str], tuple[Sequence[engine.Finding], str | None]]
 
 
 def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Rule]], *,
-                keep_lines_with: str = "", lint: Lint | None = None, path: str | None = None) -> str:
+                keep_lines_with: str = "", lint: Lint | None = None, path: str | None = None,
+                planned: engine.Planned | None = None) -> str:
     """``source`` with the fix of the finding at ``only`` = (line, column, code) applied;
     ``lint`` checks it (by default ``engine.lint_source`` with ``rules``); ``path`` is the
-    file's, whose project the analysis reads. Raises :class:`fixer.FixError` or
-    :class:`engine.AnalysisError`."""
+    file's, whose project the analysis reads; ``planned``, the analysis of ``source`` if
+    the caller has it (the server: its lint's), which is then not parsed again. Raises
+    :class:`fixer.FixError` or :class:`engine.AnalysisError`."""
     lint = lint or (lambda text: _lint_source(text, rules, path))
     before, failure = lint(source)
     if failure is not None:
@@ -49,7 +51,10 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     newline = "\r\n" if "\r\n" in source else "\r" if "\r" in source else "\n"
     if text.replace("\n", newline) != source:
         raise fixer.FixError("the file mixes line endings; `flake8-tensorcopy --fix` can fix it")
-    tree, summary, plan, chunks = _planned(text, tuple(rules), path)
+    yielding.checkpoint()
+    planned = _planned(text, tuple(rules), path, planned)
+    tree, summary, plan, chunks = planned.tree, planned.summary, planned.plan, planned.chunks()
+    yielding.checkpoint()
     lines = text.split("\n")
     for chunk in _holding(chunks, only[0], plan):
         found = _report_at(chunk, summary, only)
@@ -72,6 +77,7 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     if wanted:
         fixed = _with_imports(fixed, wanted)
     fixed = fixed.replace("\n", newline)  # whether it parses, the re-lint says
+    yielding.checkpoint()
     _check(before, fixed, only[2], lint)
     return fixed
 
@@ -81,28 +87,30 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
 # the summary hold some 70 bytes a character of text (7 MB for 3,000 lines): a text
 # larger than this is not kept.
 PLANNED_CHARACTERS = 400_000
-_PLANNED: BoundedCache[tuple] = BoundedCache(entries=1, characters=PLANNED_CHARACTERS)
+_PLANNED: BoundedCache[engine.Planned] = BoundedCache(entries=1, characters=PLANNED_CHARACTERS,
+                                                     dropped=engine.Planned.release)
 
 
-def _planned(text: str, rules: tuple[type[Rule], ...], path: str | None = None
-             ) -> tuple[ast.Module, ModuleSummary, prefilter.Plan, list[engine.Chunk]]:
+def _planned(text: str, rules: tuple[type[Rule], ...], path: str | None = None,
+             given: engine.Planned | None = None) -> engine.Planned:
+    """The analysis of ``text`` (newlines normalised) with ``rules``: ``given`` when it is
+    that, else the one kept, else a new one."""
     key = (text, rules, path, project.generation())
-    planned = _PLANNED.get(key)
-    if planned is None:
-        tree = engine.parse_ast(text)
-        summary = ModuleSummary.of(tree, text, path)
-        plan = prefilter.plan(text, [rule.trigger_spec() for rule in rules], summary, fixes=True)
-        planned = (tree, summary, plan, engine.chunks_of(text, plan, summary, rules))
-        if len(text) <= PLANNED_CHARACTERS:
-            _PLANNED.put(key, planned, len(text))
+    if given is not None and given.source == text and given.rules == rules and given.shortcuts:
+        planned = given
+    else:
+        planned = _PLANNED.get(key) or engine.plan_source(text, rules=rules, path=path)
+    if len(text) <= PLANNED_CHARACTERS:
+        _PLANNED.put(key, planned, len(text))
     return planned
 
 
-def parsed(source: str, rules: tuple[type[Rule], ...], path: str | None = None) -> ast.Module | None:
+def parsed(source: str, rules: tuple[type[Rule], ...], path: str | None = None,
+           planned: engine.Planned | None = None) -> ast.Module | None:
     """The ``ast`` of ``source`` as analysed for its quick fixes; None when it does not parse."""
     text = prefilter.normalise_newlines(source)
     try:
-        return _planned(text, rules, path)[0]
+        return _planned(text, rules, path, planned).tree
     except engine.AnalysisError:
         return None
 

@@ -11,12 +11,12 @@ import contextlib
 import gc
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import limits, memory, positions, prefilter
+from . import collector, limits, memory, positions, prefilter, yielding
 from .analysis.summary import ModuleSummary
 from .rule import Context, Fix, Report, Rule
 from .rules import ALL_RULES
@@ -93,20 +93,67 @@ def lint_source(
     that tests can prove the shortcuts lose nothing. ``chunk_linter``: see :data:`ChunkLinter`.
     Raises :class:`AnalysisError` when the file cannot be analysed.
     """
-    rules = rules_for() if rules is None else rules
+    planned = plan_source(source, tree, rules=rules, shortcuts=shortcuts, fixes=fixes, path=path)
+    try:
+        return lint_plan(planned, ends=ends, chunk_linter=chunk_linter)
+    finally:
+        planned.release()
+
+
+@dataclass(frozen=True, eq=False)
+class Planned:
+    """A source text ready for its chunks' analysis: its ``ast``, the module summary and
+    the plan of what to parse. The language server keeps the one of the text it linted
+    last, so that a quick fix of that text does not parse and plan it again."""
+
+    source: str  # newlines normalised
+    tree: ast.Module
+    summary: ModuleSummary
+    plan: prefilter.Plan
+    rules: tuple[type[Rule], ...]
+    shortcuts: bool = True
+
+    def chunks(self) -> list[Chunk]:
+        return chunks_of(self.source, self.plan, self.summary, self.rules)
+
+    def release(self) -> None:
+        """Done with it: reference counting frees it all at once, not the cycle collector
+        later (see ``ModuleSummary.forget_facts``)."""
+        self.summary.forget_facts()
+
+
+def plan_source(
+    source: str,
+    tree: ast.Module | None = None,
+    *,
+    rules: Sequence[type[Rule]] | None = None,
+    shortcuts: bool = True,
+    fixes: bool = True,
+    path: str | None = None,
+) -> Planned:
+    """``source`` parsed, summarised and planned (the arguments are ``lint_source``'s).
+    Raises :class:`AnalysisError` when it is not valid Python."""
+    rules = tuple(rules_for() if rules is None else rules)
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
+    yielding.checkpoint()
     summary = ModuleSummary.of(tree, source if shortcuts else None, path)
     if shortcuts:
         plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary, fixes)
     else:
         plan = prefilter.whole_file_plan(source, tree)
-    reasons = list(plan.skipped)
+    return Planned(source, tree, summary, plan, rules, shortcuts)
+
+
+def lint_plan(planned: Planned, *, ends: bool = False, chunk_linter: ChunkLinter | None = None) -> list[Finding]:
+    """The findings of a planned text (see ``lint_source``). Raises :class:`AnalysisError`
+    naming what was not analysed, with the findings of the rest."""
+    reasons = list(planned.plan.skipped)
     try:
         # The reference run (no shortcuts) must see everything: no budget for it.
         findings = lint_planned(
-            source, plan, summary, rules, budget=limits.Budget() if shortcuts else None, ends=ends,
-            chunk_linter=chunk_linter,
+            planned.source, planned.plan, planned.summary, planned.rules,
+            budget=limits.Budget() if planned.shortcuts else None, ends=ends, chunk_linter=chunk_linter,
         )
     except AnalysisError as error:
         findings = error.findings
@@ -144,6 +191,7 @@ def lint_planned(
             refusal = reason
             continue
         parsed = True
+        yielding.checkpoint()
         try:
             with _collector_paused():
                 findings.update(lint(chunk, offset, summary, scope, chunk_rules, ends))
@@ -185,23 +233,16 @@ def chunks_of(source: str, plan: prefilter.Plan, summary: ModuleSummary, rules: 
     return chunks
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def _collector_paused() -> contextlib.AbstractContextManager[None]:
     """Pause Python's cycle collector while one chunk is parsed and analysed.
 
     LibCST allocates tens of thousands of nodes a chunk, so the collector would run
     many times, each scanning everything the host process holds (under flake8, every
     result so far): a fifth of the plugin's time. The trees hold no reference cycles
     and are freed by reference counting; anything else waits for the next collection.
+    Counted across threads (``collector``): the language server lints and fixes at once.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    return collector.paused()
 
 
 def analyse_module(

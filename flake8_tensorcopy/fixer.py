@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import engine, limits, noqa, positions
+from . import engine, limits, noqa, positions, yielding
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
 from .rule import Fix, Report, Rule
@@ -92,6 +92,7 @@ def fix_source(
     unfixable: Counter[str] | None = None
     text = source
     for _ in range(max_passes + 1):
+        yielding.checkpoint()  # a language server's pull goes first
         try:
             module, reports, starts = _analyse(text, rules, path)
         except engine.AnalysisError as error:
@@ -114,6 +115,7 @@ def fix_source(
         if not candidates:
             break
         chosen = _non_overlapping(candidates)
+        yielding.checkpoint()
         try:
             text, imports = _apply(module, [report.fix for report, _ in chosen], keep_lines_with)
         except Exception as error:  # e.g. a rule built a node LibCST refuses

@@ -29,6 +29,7 @@ from .analysis.summary import ModuleSummary
 from .gates import FunctionFacts, Gate
 from .imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .limits import statements_of, unparsable_reason
+from . import yielding
 
 # What may sit between two tokens of one expression: spaces, newlines inside brackets,
 # backslash continuations and comments.
@@ -249,6 +250,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
     facts: dict[int, FunctionFacts] = {}  # id(scope) -> facts, shared by the gates
     module_level = False
     for code, gate, (primary, *secondary) in triggered:
+        yielding.checkpoint()  # a language server's pull goes first (see ``yielding``)
         callees = gate.spellings(imports) if gate else None
         judged: set[int] = set()  # id() of the scopes this rule's gate refused or cut to statements
         position = 0

@@ -381,6 +381,12 @@ class ModuleSummary:
             facts = self._facts[id(scope)] = ScopeFacts(self, scope, qualname)
         return facts
 
+    def forget_facts(self) -> None:
+        """Drop the scopes' facts worked out so far (asked again, they are worked out again).
+        Each refers back to the summary: a cycle that only the cycle collector would free,
+        with the whole tree, where without them reference counting frees it all at once."""
+        self._facts.clear()
+
     def scope(self, qualname: str) -> ScopeFacts | None:
         """The facts of the function ``qualname`` ("" for the module); None when unknown."""
         if not qualname:

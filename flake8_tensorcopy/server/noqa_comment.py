@@ -31,7 +31,7 @@ def noqa_edit(text: str, line: int, code: str, tree: ast.Module | None = None) -
     ``tree``: the ``ast`` of ``text``, if known."""
     if tree is not None:
         first, last = _statement_lines(tree, line)
-        starts = LineIndex(text).starts
+        starts = LineIndex.of(text).starts
         start = starts[first - 1]
         end = starts[last] if last < len(starts) else len(text)
         edit = noqa_edit(text[start:end], line - first + 1, code)

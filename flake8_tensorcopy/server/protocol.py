@@ -2,14 +2,15 @@
 
 Everything about Python code is decided elsewhere (``linting``, ``fixes``,
 ``noqa_comment``, ``documents``); this module converts positions (``text``), schedules
-the work and talks to the client (``rpc``: the connection). Lints, hovers and quick
-Lints and hovers run one at a time on the lint thread (``worker``), so the connection
+the work and talks to the client (``rpc``: the connection). Lints and hovers run one at a time on the lint thread (``worker``), so the connection
 stays responsive while a big or hostile document is analysed. Fixes run on a thread of
-their own, with a linter of their own to check them, so that no pull waits behind a code
-action: a quick fix (its chunk, then the fixed file re-linted: some 100 ms on a
-3,000-line file) and the fix-all (the whole file through the fixer: seconds), which a
-client that resolves code actions gets computed only when chosen
-(``codeAction/resolve``), not each time the cursor moves.
+their own, so that no pull waits behind a code action: a quick fix (its chunk, from the
+analysis the lint of the text kept, then the fixed file re-linted) and the fix-all (the
+whole file through the fixer: seconds), which a client that resolves code actions gets
+computed only when chosen (``codeAction/resolve``), not each time the cursor moves. The
+fix thread steps aside at its checkpoints while the lint thread has urgent work
+(``yielding``), and shares the linter (its caches are thread-safe): what a fix's check
+lints, a pull after the fix is applied finds done.
 
 Diagnostics are pulled (``textDocument/diagnostic``) by clients that declare pull
 support, and pushed (``textDocument/publishDiagnostics``) to the others: on open and
@@ -38,7 +39,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, chunk_fix, config, docs, engine, limits, notebook
+from .. import __version__, chunk_fix, collector, config, docs, engine, limits, notebook, yielding
+from ..bounded import BoundedCache
 from ..rules import ALL_RULES
 from . import fixes, text
 from ..analysis import project
@@ -67,11 +69,9 @@ class TensorCopyServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(NAME, __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=TensorCopyProtocol)
         self.client_settings = Settings()
-        self.linter = Linter()
+        self.linter = Linter()  # for both threads: what one lints, the other finds done
         self.lint_thread = Worker("tensorcopy-lint")
-        # Fixes share nothing with the lint thread: their own linter checks what they fix.
         self.fix_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-fix")
-        self.fix_linter = Linter()
         self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
         self.pending_refresh: asyncio.Task | None = None  # a debounced workspace/diagnostic/refresh
         self.published: dict[str, set[str]] = {}  # notebook uri -> the cells last pushed to
@@ -133,7 +133,7 @@ class TensorCopyServer(LanguageServer):
         return str(self.workspace.position_encoding or text.UTF16)
 
     def index(self, source: str) -> text.LineIndex:
-        return text.LineIndex(source, self.encoding())
+        return text.LineIndex.of(source, self.encoding())
 
     # -- linting ---------------------------------------------------------------------
     async def on_lint_thread(self, work: Callable[[], Result], urgent: bool = True) -> Result:
@@ -141,14 +141,19 @@ class TensorCopyServer(LanguageServer):
         return await asyncio.wrap_future(self.lint_thread.submit(work, urgent))
 
     async def on_fix_thread(self, work: Callable[[], Result]) -> Result:
-        return await asyncio.get_running_loop().run_in_executor(self.fix_thread, work)
+        """``work`` on the fix thread: the cycle collector paused as on the lint thread, and
+        stepping aside at each checkpoint while the lint thread has urgent work."""
+        def run() -> Result:
+            with collector.paused(collect=True), yielding.stepping_aside(self.lint_thread.wait_for_urgent):
+                return work()
+        return await asyncio.get_running_loop().run_in_executor(self.fix_thread, run)
 
     def lint_for_fixes(self, rules: list, linted: Linted,
                        before: Diagnosis) -> Callable[[str], tuple[tuple[engine.Finding, ...], str | None]]:
         """How a quick fix of ``linted`` checks its result (fix thread): ``before`` is the
-        lint of its text, the fix thread's own linter lints the fixed one."""
+        lint of its text; the fixed one is linted as a pull would lint it."""
         def lint(text: str) -> tuple[tuple[engine.Finding, ...], str | None]:
-            diagnosis = before if text == linted.module else self.fix_linter.diagnose(text, rules, linted.path)
+            diagnosis = before if text == linted.module else self.linter.diagnose(text, rules, linted.path)
             return diagnosis.findings, diagnosis.failure
         return lint
 
@@ -171,7 +176,7 @@ class TensorCopyServer(LanguageServer):
 
     async def diagnose(self, linted: Linted) -> Diagnosis:
         rules = self.settings(linted.uri).rules
-        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path))
+        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path, keep=True))
         if self.reported_failures.get(linted.uri) != diagnosis.failure:  # once per new reason, not per keystroke
             self.reported_failures[linted.uri] = diagnosis.failure
             if diagnosis.failure is not None:
@@ -334,7 +339,7 @@ def _workspace_edit(linted: Linted, edits: tuple[fixes.Edit, ...], encoding: str
         if not document_edits:
             continue
         opened = linted.documents[uri]
-        index = text.LineIndex(opened.text, encoding)
+        index = text.LineIndex.of(opened.text, encoding)
         changes.append(types.TextDocumentEdit(
             types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=opened.version),
             [types.TextEdit(types.Range(_lsp(index.position_of_offset(edit.start)),
@@ -464,12 +469,15 @@ def build_server() -> TensorCopyServer:
 
         actions = []
         if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
-            found, before = await ls.on_lint_thread(lambda: (
-                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules, linted.path)),
-                urgent=False)
+            def under_cursor() -> tuple[list[Shown], Diagnosis, engine.Planned | None]:
+                before = ls.linter.diagnose(linted.module, settings.rules, linted.path, keep=True)
+                return (ls.findings_in(linted, uri, params.range), before,
+                        ls.linter.take_planned(linted.module, settings.rules, linted.path))
+
+            found, before, planned = await ls.on_lint_thread(under_cursor, urgent=False)
             lint = ls.lint_for_fixes(settings.rules, linted, before)
-            actions = await ls.on_fix_thread(
-                lambda: [action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint)])
+            actions = await ls.on_fix_thread(lambda: [
+                action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint, planned)])
         fixable = _wanted(FIX_ALL_KIND, only) and await ls.on_lint_thread(
             lambda: fix_all_applies(ls.linter, linted, settings), urgent=False)
         if fixable is True and only is None and ls.resolves_edits():  # computed if chosen
@@ -517,14 +525,15 @@ def build_server() -> TensorCopyServer:
 
 
 def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, encoding: str,
-                lint: Callable) -> list[types.CodeAction]:
+                lint: Callable, planned: engine.Planned | None = None) -> list[types.CodeAction]:
     """The finding's fix (when it has one that applies cleanly), then its noqa action; each
-    edits the documents ``linted`` spans (a fix in a cell may add its import to the first)."""
+    edits the documents ``linted`` spans (a fix in a cell may add its import to the first).
+    ``planned``: the analysis of ``linted.module`` kept by its lint, if any."""
     finding = found.linted
-    shown = diagnostic(found.shown, text.LineIndex(linted.documents[uri].text, encoding))
+    shown = diagnostic(found.shown, text.LineIndex.of(linted.documents[uri].text, encoding))
     actions = []
     if finding.fix is not None:
-        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path)
+        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path, planned)
         edit = _edit_or_none(linted, fixed.edits, encoding)
         if edit is not None:
             unsafe = "" if finding.fix.safe else " (unsafe)"
@@ -535,7 +544,7 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
                 is_preferred=finding.fix.safe,
                 edit=edit,
             ))
-    tree = chunk_fix.parsed(linted.module, tuple(settings.rules), linted.path)
+    tree = chunk_fix.parsed(linted.module, tuple(settings.rules), linted.path, planned)
     silence = noqa_edit(linted.module, finding.line, finding.code, tree)
     edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
     if edit is not None:
@@ -562,7 +571,15 @@ def fix_all_applies(linter: Linter, linted: Linted, settings: Settings) -> bool 
     diagnosis = linter.diagnose(linted.module, settings.rules, linted.path)
     if not any(f.fix is not None and (f.fix.safe or settings.unsafe_fixes) for f in diagnosis.findings):
         return False
-    return limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(linted.module) or True
+    refusal = _FIXER_REFUSES.get(linted.module)
+    if refusal is None:  # asked each time the cursor moves: counted once a text
+        refusal = limits.Budget(limits.MAX_FIXED_TOKENS, what="fix").spend(linted.module) or ""
+        _FIXER_REFUSES.put(linted.module, refusal, len(linted.module))
+    return refusal or True
+
+
+# text -> why the fixer refuses it ("" when it takes it)
+_FIXER_REFUSES: BoundedCache[str] = BoundedCache(entries=8, characters=2_000_000)
 
 
 def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit | None = None,

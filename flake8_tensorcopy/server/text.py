@@ -12,6 +12,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from ..bounded import BoundedCache
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
@@ -37,12 +39,23 @@ class Position:
 
 
 class LineIndex:
-    """Where each line of ``text`` starts, to convert positions both ways."""
+    """Where each line of ``text`` starts, to convert positions both ways. Not changed
+    once made: :meth:`of` shares one between the requests about a text."""
 
     def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text
         self.encoding = encoding
         self.starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
+
+    @classmethod
+    def of(cls, text: str, encoding: str = UTF16) -> LineIndex:
+        """The index of ``text``, made once for all the requests about it (a code action
+        wants one per finding and per edit: 2 ms each on a 3,000-line file)."""
+        index = _INDEXES.get((text, encoding))
+        if index is None:
+            index = cls(text, encoding)
+            _INDEXES.put((text, encoding), index, len(text))
+        return index
 
     def line_text(self, line: int) -> str:
         """Line ``line`` (0-based) without its line end."""
@@ -73,3 +86,7 @@ class LineIndex:
                 return position.line + 1, index
             counted += units(char, self.encoding)
         return position.line + 1, len(text)
+
+
+# The texts the last requests were about (a few per document); they hold no text of their own.
+_INDEXES: BoundedCache[LineIndex] = BoundedCache(entries=8, characters=2_000_000)
