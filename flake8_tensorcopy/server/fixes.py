@@ -60,14 +60,25 @@ def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], k
 
 
 def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "",
-            path: str | None = None) -> FixEdits:
+            path: str | None = None, elsewhere: Callable[..., FixEdits | None] | None = None) -> FixEdits:
+    """Every fix at once (``fixer.fix_source``), as edits. ``elsewhere(text, rules, unsafe,
+    kept_lines)`` computes them with no project (the server's fixer process), for a file
+    whose project analysis is off; None from it: computed here."""
     key = (text, tuple(rules), unsafe, kept_lines, path, project.generation())
     edits = _FIX_ALLS.get(key)
     if edits is None:
-        edits = _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines,
-                                                      path=path).source)
+        if elsewhere is not None and project.locate(path) is None:
+            edits = elsewhere(text, rules, unsafe, kept_lines)
+        if edits is None:
+            edits = compute_fix_all(text, rules, unsafe, kept_lines, path)
         _FIX_ALLS.put(key, edits, len(text))
     return edits
+
+
+def compute_fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str,
+                    path: str | None) -> FixEdits:
+    return _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines,
+                                                  path=path).source)
 
 
 def _edits(text: str, fixed: Callable[[], str]) -> FixEdits:

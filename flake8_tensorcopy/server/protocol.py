@@ -6,8 +6,9 @@ the work and talks to the client (``rpc``: the connection). Lints and hovers run
 stays responsive while a big or hostile document is analysed. Fixes run on a thread of
 their own, so that no pull waits behind a code action: a quick fix (its chunk, from the
 analysis the lint of the text kept, then the fixed file re-linted) and the fix-all (the
-whole file through the fixer: seconds), which a client that resolves code actions gets
-computed only when chosen (``codeAction/resolve``), not each time the cursor moves. The
+whole file through the fixer: seconds, in a process of its own, ``fixer_process``), which
+a client that resolves code actions gets computed only when chosen
+(``codeAction/resolve``), not each time the cursor moves. The
 fix thread steps aside at its checkpoints while the lint thread has urgent work
 (``yielding``), and shares the linter (its caches are thread-safe): what a fix's check
 lints, a pull after the fix is applied finds done.
@@ -45,6 +46,7 @@ from ..rules import ALL_RULES
 from . import fixes, text
 from ..analysis import project
 from .documents import Cell, JoinedNotebook, LoneDocument, Shown, file_path
+from .fixer_process import FixerProcess
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
 from .rpc import TensorCopyProtocol, serve_stdio
@@ -72,12 +74,19 @@ class TensorCopyServer(LanguageServer):
         self.linter = Linter()  # for both threads: what one lints, the other finds done
         self.lint_thread = Worker("tensorcopy-lint")
         self.fix_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-fix")
+        self.fixer_process = FixerProcess()  # the fix-all, away from the lint thread's CPU
         self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
         self.pending_refresh: asyncio.Task | None = None  # a debounced workspace/diagnostic/refresh
         self.published: dict[str, set[str]] = {}  # notebook uri -> the cells last pushed to
         self.reported_failures: dict[str, str | None] = {}  # uri -> the failure last logged
         self.pushes = True  # False once the client says it pulls
         self.cells_pulled = False  # True once the client pulls a notebook cell's diagnostics
+
+    def shutdown(self) -> None:
+        """The server ends (after ``exit``, or when the client is gone): so does the
+        fixer process."""
+        self.fixer_process.stop()
+        super().shutdown()
 
     def report_server_error(self, error: Exception, source: object) -> None:
         """An error outside any request (a notification's handler): logged for whoever
@@ -159,7 +168,8 @@ class TensorCopyServer(LanguageServer):
 
     async def fix_all(self, linted: Linted, settings: Settings, encoding: str) -> types.CodeAction | None:
         """The fix-all action with its edit (on the fix thread); None, logged, when it has none."""
-        edit, failure = await self.on_fix_thread(lambda: fix_all_edit(linted, settings, encoding))
+        edit, failure = await self.on_fix_thread(
+            lambda: fix_all_edit(linted, settings, encoding, self.fixer_process.fix_all))
         if edit is None:
             self.no_fix_all(linted, failure)
             return None
@@ -520,6 +530,7 @@ def build_server() -> TensorCopyServer:
             task.cancel()
         ls.lint_thread.shutdown()
         ls.fix_thread.shutdown(wait=False, cancel_futures=True)
+        ls.fixer_process.stop()
 
     return server
 
@@ -594,9 +605,12 @@ def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit
     )
 
 
-def fix_all_edit(linted: Linted, settings: Settings, encoding: str) -> tuple[types.WorkspaceEdit | None, str | None]:
-    """The fix-all's edit (fix thread), or why there is none."""
-    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines, linted.path)
+def fix_all_edit(linted: Linted, settings: Settings, encoding: str,
+                 elsewhere: Callable | None = None) -> tuple[types.WorkspaceEdit | None, str | None]:
+    """The fix-all's edit (fix thread; computed ``elsewhere``, the fixer process, where it
+    can be), or why there is none."""
+    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines, linted.path,
+                          elsewhere)
     try:
         edit = _workspace_edit(linted, fixed.edits, encoding)
     except notebook.NotebookError as error:
