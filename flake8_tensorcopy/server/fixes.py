@@ -9,6 +9,7 @@ quick fix touches its finding's span (and the import it adds, if any) and nothin
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os.path
 import re
@@ -44,17 +45,17 @@ _FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=8, characters=1_000_000
 
 def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "",
               lint: chunk_fix.Lint | None = None, path: str | None = None,
-              planned: engine.Planned | None = None) -> FixEdits:
+              tree: ast.Module | None = None) -> FixEdits:
     """The edits of ``finding``'s fix (safe or not: the user picked this one), applied to
     its chunk; ``lint`` re-lints the fixed text. No fix rewrites a line holding
     ``kept_lines`` (a notebook's cell marks and stand-ins). ``path``: the file's, whose
-    project the analysis reads; ``planned``: the analysis of ``text``, if known."""
+    project the analysis reads; ``tree``: the ``ast`` of ``text``, if known."""
     only = (finding.line, finding.col, finding.code)
     key = (text, tuple(rules), only, kept_lines, path, project.generation())
     edits = _QUICK_FIXES.get(key)
     if edits is None:
         edits = _edits(text, lambda: chunk_fix.fix_finding(text, only, rules, keep_lines_with=kept_lines, lint=lint,
-                                                           path=path, planned=planned))
+                                                           path=path, tree=tree, offered=finding.fix))
         _QUICK_FIXES.put(key, edits, len(text))
     return edits
 

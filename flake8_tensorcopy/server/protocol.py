@@ -4,8 +4,8 @@ Everything about Python code is decided elsewhere (``linting``, ``fixes``,
 ``noqa_comment``, ``documents``); this module converts positions (``text``), schedules
 the work and talks to the client (``rpc``: the connection). Lints and hovers run one at a time on the lint thread (``worker``), so the connection
 stays responsive while a big or hostile document is analysed. Fixes run on a thread of
-their own, so that no pull waits behind a code action: a quick fix (its chunk, from the
-analysis the lint of the text kept, then the fixed file re-linted) and the fix-all (the
+their own, so that no pull waits behind a code action: a quick fix (its chunk, cut from
+the text's ``ast``, then the fixed file re-linted) and the fix-all (the
 whole file through the fixer: seconds, in a process of its own, ``fixer_process``), which
 a client that resolves code actions gets computed only when chosen
 (``codeAction/resolve``), not each time the cursor moves. The
@@ -29,6 +29,7 @@ gets them, and from then on no notebook pushes (which would show them twice).
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -186,7 +187,7 @@ class TensorCopyServer(LanguageServer):
 
     async def diagnose(self, linted: Linted) -> Diagnosis:
         rules = self.settings(linted.uri).rules
-        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path, keep=True))
+        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path))
         if self.reported_failures.get(linted.uri) != diagnosis.failure:  # once per new reason, not per keystroke
             self.reported_failures[linted.uri] = diagnosis.failure
             if diagnosis.failure is not None:
@@ -479,15 +480,16 @@ def build_server() -> TensorCopyServer:
 
         actions = []
         if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
-            def under_cursor() -> tuple[list[Shown], Diagnosis, engine.Planned | None]:
-                before = ls.linter.diagnose(linted.module, settings.rules, linted.path, keep=True)
-                return (ls.findings_in(linted, uri, params.range), before,
-                        ls.linter.take_planned(linted.module, settings.rules, linted.path))
-
-            found, before, planned = await ls.on_lint_thread(under_cursor, urgent=False)
+            found, before = await ls.on_lint_thread(lambda: (
+                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules, linted.path)),
+                urgent=False)
             lint = ls.lint_for_fixes(settings.rules, linted, before)
-            actions = await ls.on_fix_thread(lambda: [
-                action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint, planned)])
+
+            def fixed() -> list[types.CodeAction]:
+                tree = ls.linter.tree(linted.module) if found else None
+                return [action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint, tree)]
+
+            actions = await ls.on_fix_thread(fixed)
         fixable = _wanted(FIX_ALL_KIND, only) and await ls.on_lint_thread(
             lambda: fix_all_applies(ls.linter, linted, settings), urgent=False)
         if fixable is True and only is None and ls.resolves_edits():  # computed if chosen
@@ -536,15 +538,15 @@ def build_server() -> TensorCopyServer:
 
 
 def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, encoding: str,
-                lint: Callable, planned: engine.Planned | None = None) -> list[types.CodeAction]:
+                lint: Callable, tree: ast.Module | None = None) -> list[types.CodeAction]:
     """The finding's fix (when it has one that applies cleanly), then its noqa action; each
     edits the documents ``linted`` spans (a fix in a cell may add its import to the first).
-    ``planned``: the analysis of ``linted.module`` kept by its lint, if any."""
+    ``tree``: the ``ast`` of ``linted.module``, if known."""
     finding = found.linted
     shown = diagnostic(found.shown, text.LineIndex.of(linted.documents[uri].text, encoding))
     actions = []
     if finding.fix is not None:
-        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path, planned)
+        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path, tree)
         edit = _edit_or_none(linted, fixed.edits, encoding)
         if edit is not None:
             unsafe = "" if finding.fix.safe else " (unsafe)"
@@ -555,7 +557,7 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
                 is_preferred=finding.fix.safe,
                 edit=edit,
             ))
-    tree = chunk_fix.parsed(linted.module, tuple(settings.rules), linted.path, planned)
+    tree = tree if tree is not None else chunk_fix.parsed(linted.module)
     silence = noqa_edit(linted.module, finding.line, finding.code, tree)
     edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
     if edit is not None:
