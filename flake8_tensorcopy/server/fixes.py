@@ -40,7 +40,7 @@ class FixEdits:
 # Code-action requests repeat as the cursor moves; the text rarely changes. Bounded by the
 # texts they hold: a 3,000-line file is some 110,000 characters.
 _QUICK_FIXES: BoundedCache[FixEdits] = BoundedCache(entries=256, characters=1_000_000)
-_FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=8, characters=1_000_000)
+_FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=2, characters=1_000_000)  # asked again for the same text
 
 
 def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "",

@@ -41,7 +41,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, chunk_fix, collector, config, docs, engine, limits, notebook, yielding
+from .. import __version__, chunk_fix, collector, config, docs, engine, limits, memory, notebook, yielding
 from ..bounded import BoundedCache
 from ..rules import ALL_RULES
 from . import fixes, text
@@ -592,7 +592,7 @@ def fix_all_applies(linter: Linter, linted: Linted, settings: Settings) -> bool 
 
 
 # text -> why the fixer refuses it ("" when it takes it)
-_FIXER_REFUSES: BoundedCache[str] = BoundedCache(entries=8, characters=2_000_000)
+_FIXER_REFUSES: BoundedCache[str] = BoundedCache(entries=4, characters=1_000_000)
 
 
 def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit | None = None,
@@ -621,4 +621,5 @@ def fix_all_edit(linted: Linted, settings: Settings, encoding: str,
 
 
 def serve() -> int:
+    memory.single_arena()  # before the server's threads start
     return serve_stdio(build_server())
