@@ -78,8 +78,8 @@ def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: st
 
 def compute_fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str,
                     path: str | None) -> FixEdits:
-    return _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines,
-                                                  path=path).source)
+    return _edits(text, lambda: fixer.fix_source(
+        text, rules, unsafe=unsafe, keep_lines_with=kept_lines, path=path).source)
 
 
 def _edits(text: str, fixed: Callable[[], str]) -> FixEdits:
