@@ -16,7 +16,9 @@ with a pull sent right behind it; every 2,500th the fix-all resolved, with a pul
 Prints the server's RSS at the start (after a warm-up of 500 changes: one of each
 request), the middle and the end; and, on the 3,000-line file, the latency (median, p95,
 max) of each request, the server's CPU time for it beside (``/proc``: 10 ms ticks), and
-the ratio to the baseline, the cold lint of the file in the fresh server. The last pull
+the ratio to the baseline, the cold lint of the file in the fresh server. The fix-all
+runs in a process of its own (``server/fixer_process.py``): its RSS and CPU are printed
+apart, and its CPU is not in the fix-all's row. The last pull
 of each document must equal what a fresh lint of its text finds, else the run fails.
 """
 
@@ -80,6 +82,13 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def fixer_processes(pid: int) -> list[int]:
+    """The server's children that multiprocessing spawned (any of its threads')."""
+    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    return [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
 
 
 def cpu_s(pid: int) -> float:
@@ -247,10 +256,14 @@ async def soak(changes: int, seed: int) -> int:
         assert shown == fresh, f"{document.uri}: the server's findings differ from a fresh lint's"
     rss.append(("end", rss_mib(pid)))
     server_cpu = cpu_s(pid)
+    workers = fixer_processes(pid)  # the fix-all's (server/fixer_process.py)
+    worker_rss, worker_cpu = sum(map(rss_mib, workers)), sum(map(cpu_s, workers))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
     report(changes, rss, run, server_cpu, time.perf_counter() - started)
+    print(f"fixer process (the fix-all, apart from the server): RSS {worker_rss:.1f} MiB at the end, "
+          f"CPU {worker_cpu:.0f} s")
     print("received: " + ", ".join(f"{count:,} {what}" for what, count in sorted(received.items())))
     return 0
 

@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 Value = TypeVar("Value")
 
 
 class BoundedCache(Generic[Value]):
-    def __init__(self, entries: int, characters: int, dropped: Callable[[Value], object] | None = None) -> None:
-        """``dropped`` is called with each value the cache lets go (evicted, replaced, popped
-        or cleared; not one taken): e.g. to break the reference cycles it holds."""
+    def __init__(self, entries: int, characters: int) -> None:
         self._items: OrderedDict[Hashable, tuple[Value, int]] = OrderedDict()
         self._entries = entries
         self._characters = characters
-        self._dropped = dropped
         self.characters = 0  # held now
         self._lock = threading.Lock()
 
@@ -39,14 +36,12 @@ class BoundedCache(Generic[Value]):
         """Keep ``value`` (which holds ``characters`` of text); the least recently used
         entries go while either bound is passed. The newest entry always stays."""
         with self._lock:
-            gone = self._pop(key)
+            self._pop(key)
             self._items[key] = (value, characters)
             self.characters += characters
             while len(self._items) > 1 and (len(self._items) > self._entries or self.characters > self._characters):
-                _, (old, size) = self._items.popitem(last=False)
+                _, (_, size) = self._items.popitem(last=False)
                 self.characters -= size
-                gone.append(old)
-        self._drop(old for old in gone if old is not value)  # the same value put again stays
 
     def values(self) -> list[Value]:
         """What it holds now, least recently used first."""
@@ -55,31 +50,14 @@ class BoundedCache(Generic[Value]):
 
     def pop(self, key: Hashable) -> None:
         with self._lock:
-            gone = self._pop(key)
-        self._drop(gone)
-
-    def take(self, key: Hashable) -> Value | None:
-        """The value of ``key``, no longer kept (``dropped`` is not called for it); None
-        when there is none."""
-        with self._lock:
-            gone = self._pop(key)
-        return gone[0] if gone else None
+            self._pop(key)
 
     def clear(self) -> None:
         with self._lock:
-            gone = [value for value, _ in self._items.values()]
             self._items.clear()
             self.characters = 0
-        self._drop(gone)
 
-    def _pop(self, key: Hashable) -> list[Value]:
+    def _pop(self, key: Hashable) -> None:
         item = self._items.pop(key, None)
-        if item is None:
-            return []
-        self.characters -= item[1]
-        return [item[0]]
-
-    def _drop(self, values: Iterable[Value]) -> None:
-        if self._dropped is not None:
-            for value in values:
-                self._dropped(value)
+        if item is not None:
+            self.characters -= item[1]

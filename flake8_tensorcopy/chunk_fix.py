@@ -4,10 +4,12 @@
 at least: seconds on a 3,000-line training file, and refused past
 ``limits.MAX_FIXED_TOKENS``. One finding's fix needs none of that. Its finding came from
 one chunk (``engine.chunks_of``: a function, or the module-level code with the functions
-taken out), analysed with the summary of the whole file; so the chunk is parsed and
-analysed again the same way, the finding's fix applied to it, its changed lines put back
-into the file, and the import the fix needs (if the file lacks it) added after the
-docstring and ``__future__`` imports, with LibCST on the file's head alone.
+taken out), analysed with the summary of the whole file; so that chunk is cut from the
+``ast`` again (the function around the finding, innermost first: no plan, whose gates
+cost a third of a lint), parsed and analysed the same way, the finding's fix applied to
+it, its changed lines put back into the file, and the import the fix needs (if the file
+lacks it) added after the docstring and ``__future__`` imports, with LibCST on the
+file's head alone.
 
 Checked as ``fix_source`` checks: the fixed file must parse, and re-linting it (``lint``:
 the server passes its cached, chunk-reusing linter, so only the changed chunk is analysed
@@ -25,11 +27,9 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from . import engine, fixer, positions, prefilter, yielding
-from .analysis import project
 from .analysis.summary import ModuleSummary
-from .imports import ImportTable
-from .rule import Report, Rule
-from .bounded import BoundedCache
+from .imports import FUNCTION_DEFS, ImportTable, child_blocks
+from .rule import Fix, Report, Rule
 
 # text -> (its findings, why part of it was not analysed or None)
 Lint = Callable[[str], tuple[Sequence[engine.Finding], str | None]]
@@ -37,12 +37,13 @@ Lint = Callable[[str], tuple[Sequence[engine.Finding], str | None]]
 
 def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Rule]], *,
                 keep_lines_with: str = "", lint: Lint | None = None, path: str | None = None,
-                planned: engine.Planned | None = None) -> str:
+                tree: ast.Module | None = None, offered: Fix | None = None) -> str:
     """``source`` with the fix of the finding at ``only`` = (line, column, code) applied;
     ``lint`` checks it (by default ``engine.lint_source`` with ``rules``); ``path`` is the
-    file's, whose project the analysis reads; ``planned``, the analysis of ``source`` if
-    the caller has it (the server: its lint's), which is then not parsed again. Raises
-    :class:`fixer.FixError` or :class:`engine.AnalysisError`."""
+    file's, whose project the analysis reads; ``tree``, its ``ast`` if the caller has it;
+    ``offered``, the fix the finding was shown with, which the one applied must match
+    (what it does, whether it is safe). Raises :class:`fixer.FixError` or
+    :class:`engine.AnalysisError`."""
     lint = lint or (lambda text: _lint_source(text, rules, path))
     before, failure = lint(source)
     if failure is not None:
@@ -52,13 +53,27 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     if text.replace("\n", newline) != source:
         raise fixer.FixError("the file mixes line endings; `flake8-tensorcopy --fix` can fix it")
     yielding.checkpoint()
-    planned = _planned(text, tuple(rules), path, planned)
-    tree, summary, plan, chunks = planned.tree, planned.summary, planned.plan, planned.chunks()
+    tree = tree if tree is not None else engine.parse_ast(text)
+    # Lazy: it works out only what the chunk's analysis asks of the rest of the file.
+    summary = ModuleSummary.of(tree, text, path)
+    try:
+        fixed = _fixed(text, tree, summary, only, tuple(rules), keep_lines_with, offered)
+    finally:
+        summary.forget_facts()
+    fixed = fixed.replace("\n", newline)  # whether it parses, the re-lint says
     yielding.checkpoint()
+    _check(before, fixed, only[2], lint)
+    return fixed
+
+
+def _fixed(text: str, tree: ast.Module, summary: ModuleSummary, only: tuple[int, int, str],
+           rules: tuple[type[Rule], ...], keep_lines_with: str, offered: Fix | None) -> str:
     lines = text.split("\n")
-    for chunk in _holding(chunks, only[0], plan):
+    stand_ins = _stand_ins(text, tree)
+    for chunk in _holding(lines, tree, summary, rules, only[0], stand_ins):
         found = _report_at(chunk, summary, only)
-        if found is not None:
+        if found is not None and (offered is None or (found[1].fix.description, found[1].fix.safe) ==
+                                  (offered.description, offered.safe)):
             module, report = found
             break
     else:
@@ -72,45 +87,17 @@ def fix_finding(source: str, only: tuple[int, int, str], rules: Sequence[type[Ru
     except Exception as error:  # e.g. a rule built a node LibCST refuses
         raise fixer.FixError(f"the fix ({only[2]}) could not be applied: {type(error).__name__}: {error}") from None
     _, chunk_text, offset, _, _, _ = chunk
-    fixed = _put_back(lines, chunk_text.split("\n"), code.split("\n"), offset, _fixed_lines(chunk, plan))
+    fixed = _put_back(lines, chunk_text.split("\n"), code.split("\n"), offset, _fixed_lines(chunk, stand_ins))
     wanted = [statement for statement in imports if not _file_binds(tree, statement)]
     if wanted:
         fixed = _with_imports(fixed, wanted)
-    fixed = fixed.replace("\n", newline)  # whether it parses, the re-lint says
-    yielding.checkpoint()
-    _check(before, fixed, only[2], lint)
     return fixed
 
 
-# The last text's analysis: a request asks for the fixes of every finding under the
-# cursor, and the next one, as the cursor moves, mostly for the same text. The trees and
-# the summary hold some 70 bytes a character of text (7 MB for 3,000 lines): a text
-# larger than this is not kept.
-PLANNED_CHARACTERS = 400_000
-_PLANNED: BoundedCache[engine.Planned] = BoundedCache(entries=1, characters=PLANNED_CHARACTERS,
-                                                     dropped=engine.Planned.release)
-
-
-def _planned(text: str, rules: tuple[type[Rule], ...], path: str | None = None,
-             given: engine.Planned | None = None) -> engine.Planned:
-    """The analysis of ``text`` (newlines normalised) with ``rules``: ``given`` when it is
-    that, else the one kept, else a new one."""
-    key = (text, rules, path, project.generation())
-    if given is not None and given.source == text and given.rules == rules and given.shortcuts:
-        planned = given
-    else:
-        planned = _PLANNED.get(key) or engine.plan_source(text, rules=rules, path=path)
-    if len(text) <= PLANNED_CHARACTERS:
-        _PLANNED.put(key, planned, len(text))
-    return planned
-
-
-def parsed(source: str, rules: tuple[type[Rule], ...], path: str | None = None,
-           planned: engine.Planned | None = None) -> ast.Module | None:
-    """The ``ast`` of ``source`` as analysed for its quick fixes; None when it does not parse."""
-    text = prefilter.normalise_newlines(source)
+def parsed(source: str) -> ast.Module | None:
+    """The ``ast`` of ``source``; None when it does not parse."""
     try:
-        return _planned(text, rules, path, planned).tree
+        return engine.parse_ast(prefilter.normalise_newlines(source))
     except engine.AnalysisError:
         return None
 
@@ -122,13 +109,42 @@ def _lint_source(text: str, rules: Sequence[type[Rule]], path: str | None) -> tu
         return error.findings, str(error)
 
 
-def _holding(chunks: list[engine.Chunk], line: int, plan: prefilter.Plan) -> list[engine.Chunk]:
-    """The chunks whose lines hold ``line``, innermost first; the module-level code last,
-    when ``line`` is not in a function it leaves out."""
-    spans = sorted((chunk for chunk in chunks if chunk[5] is not None and chunk[5][0] <= line <= chunk[5][1]),
-                   key=lambda chunk: chunk[5][1] - chunk[5][0])
-    outside = all(not first <= line <= last for first, last, _ in plan.module_level or ())
-    return spans + [chunk for chunk in chunks if chunk[5] is None and outside]
+def _holding(lines: list[str], tree: ast.Module, summary: ModuleSummary, rules: tuple[type[Rule], ...],
+             line: int, stand_ins: tuple[tuple[int, int, str], ...]) -> list[engine.Chunk]:
+    """The chunks that may hold the finding on ``line``, cut as ``engine.chunks_of`` cuts
+    them: each function around it, innermost first; else the module-level code, its
+    functions left out. The lint's plan picked one of them (the outermost its triggers
+    chose); the first whose analysis finds the same finding with the same fix serves, and
+    the fixed file's re-lint is the check either way. No plan is needed: the prefilter's
+    gates cost a third of a lint."""
+    functions = _functions_around(tree, line)
+    chunks: list[engine.Chunk] = []
+    for function in reversed(functions):
+        first, last = prefilter.statement_start(function), function.end_lineno
+        chunks.append((f"lines {first}-{last}", *engine._function_chunk(lines, first, last), summary.enclosing(first),
+                       rules, (first, last)))
+    if not functions:
+        chunks.append(("module-level code", engine._module_level_chunk(lines, stand_ins), 0, "", rules, None))
+    return chunks
+
+
+def _functions_around(tree: ast.Module, line: int) -> list[ast.stmt]:
+    """The functions whose lines (decorators included) hold ``line``, outermost first."""
+    functions = []
+    block = tree.body
+    while True:
+        statement = next((s for s in block if prefilter.statement_start(s) <= line <= s.end_lineno), None)
+        if statement is None:
+            return functions
+        if isinstance(statement, FUNCTION_DEFS):
+            functions.append(statement)
+        block = [s for body in child_blocks(statement) for s in body]
+
+
+def _stand_ins(text: str, tree: ast.Module) -> tuple[tuple[int, int, str], ...]:
+    """The module-level chunk's stand-ins for the outermost functions (``prefilter.Plan``)."""
+    stand_ins, _ = prefilter._module_level(text, tree, prefilter._LineIndex(text))
+    return stand_ins or ()
 
 
 def _report_at(chunk: engine.Chunk, summary: ModuleSummary,
@@ -149,13 +165,13 @@ def _report_at(chunk: engine.Chunk, summary: ModuleSummary,
     return engine.with_deep_recursion(analyse)
 
 
-def _fixed_lines(chunk: engine.Chunk, plan: prefilter.Plan) -> set[int]:
+def _fixed_lines(chunk: engine.Chunk, stand_ins: tuple[tuple[int, int, str], ...]) -> set[int]:
     """The chunk's lines (0-based) that stand for no line of the file as it is: the
     ``if True:`` above an indented function, a left-out function's stand-in and blanks."""
     _, text, offset, _, _, lines = chunk
     if lines is not None:
         return {0} if offset == lines[0] - 2 else set()
-    return {line for first, last, _ in plan.module_level or () for line in range(first - 1, last)}
+    return {line for first, last, _ in stand_ins for line in range(first - 1, last)}
 
 
 def _put_back(file_lines: list[str], old: list[str], new: list[str], offset: int, fixed: set[int]) -> str:

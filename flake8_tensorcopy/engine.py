@@ -103,8 +103,8 @@ def lint_source(
 @dataclass(frozen=True, eq=False)
 class Planned:
     """A source text ready for its chunks' analysis: its ``ast``, the module summary and
-    the plan of what to parse. The language server keeps the one of the text it linted
-    last, so that a quick fix of that text does not parse and plan it again."""
+    the plan of what to parse (the language server parses the ``ast`` from an earlier
+    text's, ``server/reparse.py``). :meth:`release` it when done."""
 
     source: str  # newlines normalised
     tree: ast.Module

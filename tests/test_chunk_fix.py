@@ -45,6 +45,33 @@ frozen = w.clone().detach()
 '''
 
 
+# Functions in functions: the lint's chunk is the outermost its triggers chose; the quick
+# fix tries the innermost function first (it needs no plan), and must fix as the fixer does.
+NESTED = '''\
+import torch
+
+
+def train(model, w: torch.Tensor):
+    def snapshot():
+        return w.clone().detach()
+
+    frozen = w.clone().detach()
+
+    @torch.no_grad()
+    def copy_of(x: torch.Tensor):
+        return torch.tensor(x)
+
+    return snapshot, frozen, copy_of
+
+
+class Outer:
+    def run(self, w: torch.Tensor):
+        def inner():
+            return w.clone().detach()
+        return inner
+'''
+
+
 def _fixable(source: str) -> list[tuple[int, int, str]]:
     return [(f.line, f.col, f.code) for f in engine.lint_source(source) if f.fix is not None]
 
@@ -53,6 +80,7 @@ def _fixable(source: str) -> list[tuple[int, int, str]]:
     pytest.param(training_file(400), id="training file"),
     pytest.param(METHOD, id="method, module level, import"),
     pytest.param(METHOD.replace("\n", "\r\n"), id="CRLF"),
+    pytest.param(NESTED, id="nested functions"),
 ])
 def test_each_fix_in_its_chunk_is_the_whole_file_fixers(source):
     findings = _fixable(source)

@@ -15,7 +15,6 @@ from bench_modules import import_bench_modules
 
 from flake8_tensorcopy import collector, engine, limits, yielding
 from flake8_tensorcopy.analysis.summary import ModuleSummary
-from flake8_tensorcopy.bounded import BoundedCache
 
 training_file = import_bench_modules(Path(__file__).resolve().parent.parent / "bench", ("training_code",))[
     "training_code"].training_file
@@ -72,20 +71,16 @@ def test_a_lint_leaves_no_reference_cycle_behind(collector_off, summaries):
     assert all(summary() is None for summary in summaries)
 
 
-def test_the_server_frees_each_lint_but_the_last_kept_one_at_once(collector_off, summaries):
+def test_the_server_frees_each_lint_at_once(collector_off, summaries):
     pytest.importorskip("pygls")
     from flake8_tensorcopy.server.linting import Linter
 
     linter = Linter()
     rules = engine.rules_for()
     source = training_file(300)
-    linter.diagnose(source, rules, PATH)
-    assert summaries[-1]() is None
-    linter.diagnose(source + "\nx = 1\n", rules, PATH, keep=True)
-    kept = summaries[-1]
-    assert kept() is not None
-    linter.diagnose(source + "\nx = 2\n", rules, PATH, keep=True)  # replaces it
-    assert kept() is None and summaries[-1]() is not None
+    for text in (source, source + "\nx = 1\n"):
+        linter.diagnose(text, rules, PATH)
+        assert summaries and all(summary() is None for summary in summaries)
 
 
 def test_work_on_the_lint_thread_runs_with_the_collector_off_and_frees_its_cycles():
@@ -200,44 +195,49 @@ def test_the_analysis_has_checkpoints_between_its_steps():
     assert steps[0] > len(planned.chunks())  # after the parse, per rule's triggers, per chunk
 
 
-def test_a_quick_fix_of_the_text_just_linted_parses_only_the_fixed_text(parses):
-    """The quick fix used to parse, summarise and plan the file again (the lint had just
-    done it) before the fixed file's check, which parsed the whole file again; and the
-    check's lint, on a linter of its own, did not serve the pull after the fix is applied."""
+def test_a_quick_fix_parses_and_plans_only_the_fixed_text(parses, monkeypatch):
+    """The quick fix parsed, summarised and planned the file again (the lint had just done
+    it) to find its chunk, and its check parsed the whole fixed file again; and the check's
+    lint, on a linter of its own, did not serve the pull after the fix is applied. Its
+    chunk is cut from the tree now (no plan: the prefilter's gates are a third of a lint),
+    the tree is the lint's, and the check parses only around the fix."""
     pytest.importorskip("pygls")
     from lsprotocol import types
 
+    from flake8_tensorcopy import prefilter
     from flake8_tensorcopy.server import protocol
     from flake8_tensorcopy.server.documents import LoneDocument
     from flake8_tensorcopy.server.settings import Settings
 
+    plans = []
+    plan = prefilter.plan
+    monkeypatch.setattr(prefilter, "plan", lambda *args, **kwargs: plans.append(1) or plan(*args, **kwargs))
     server = protocol.build_server()
     settings = Settings()
     server.settings = lambda uri: settings
     server.encoding = lambda: "utf-16"
     source = training_file(400)
     linted = LoneDocument("file://" + PATH, source, 1)
-    before = server.linter.diagnose(source, settings.rules, linted.path, keep=True)
-    assert parses[0] == 1
+    before = server.linter.diagnose(source, settings.rules, linted.path)
+    assert parses[0] == 1 and len(plans) == 1
     target = next(f for f in before.findings if f.code == "TCP002")
     span = types.Range(types.Position(target.line - 1, target.col), types.Position(target.end_line - 1, target.end_col))
     found = server.findings_in(linted, linted.uri, span)
-    planned = server.linter.take_planned(source, settings.rules, linted.path)
-    assert planned is not None and server.linter.take_planned(source, settings.rules, linted.path) is None
     lint = server.lint_for_fixes(settings.rules, linted, before)
+    tree = server.linter.tree(source)
     fix, _ = [action for one in found for action in protocol.quick_fixes(
-        linted, linted.uri, one, settings, "utf-16", lint, planned)]
+        linted, linted.uri, one, settings, "utf-16", lint, tree)]
     assert fix.title == "TCP002: swap to .detach().clone()"
-    # The fixed text's, to check it: around the fix only (``reparse``).
-    assert parses[0] == 1 and server.linter.trees.reparsed == 1
+    # The fixed text's lint, to check it: planned, and parsed around the fix only.
+    assert parses[0] == 1 and server.linter.trees.reparsed == 1 and len(plans) == 2
     (edit,) = fix.edit.document_changes
     index = protocol.text.LineIndex(source)
     start, end = (index.column(protocol._position(p)) for p in (edit.edits[0].range.start, edit.edits[0].range.end))
     lines = source.split("\n")
     fixed_line = lines[start[0] - 1][: start[1]] + edit.edits[0].new_text + lines[end[0] - 1][end[1]:]
     fixed = "\n".join(lines[: start[0] - 1] + [fixed_line] + lines[end[0]:])
-    server.linter.diagnose(fixed, settings.rules, linted.path, keep=True)  # the pull once it is applied
-    assert parses[0] == 1 and server.linter.trees.reparsed == 1
+    server.linter.diagnose(fixed, settings.rules, linted.path)  # the pull once it is applied
+    assert parses[0] == 1 and len(plans) == 2
 
 
 def test_repeated_requests_on_a_text_count_its_tokens_once(monkeypatch):
@@ -263,22 +263,3 @@ def test_repeated_requests_on_a_text_count_its_tokens_once(monkeypatch):
     for _ in range(3):  # the lightbulb, as the cursor moves
         assert protocol.fix_all_applies(linter, linted, settings) is True
     assert counted.count(len(source)) == 1
-
-
-def test_a_bounded_cache_says_which_values_it_lets_go():
-    dropped = []
-    cache: BoundedCache[str] = BoundedCache(entries=2, characters=100, dropped=dropped.append)
-    cache.put("a", "A", 1)
-    cache.put("b", "B", 1)
-    cache.put("a", "A", 1)  # the same value again: kept, not dropped
-    assert dropped == []
-    cache.put("c", "C", 1)  # evicts the least recently used
-    assert dropped == ["B"]
-    cache.put("c", "C2", 1)  # replaced
-    assert dropped == ["B", "C"]
-    assert cache.take("a") == "A" and dropped == ["B", "C"]  # taken: the taker owns it
-    cache.pop("c")
-    assert dropped == ["B", "C", "C2"]
-    cache.put("d", "D", 1)
-    cache.clear()
-    assert dropped == ["B", "C", "C2", "D"] and len(cache) == 0

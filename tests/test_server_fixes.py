@@ -5,6 +5,8 @@ fix-all (seconds: the whole file through the fixer) never holds up a pull."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from bench_modules import import_bench_modules  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from test_server import PULL, WAIT_S, _actions, _apply, _open, _pull, _replace_all, _span, session  # noqa: E402
 
-from flake8_tensorcopy import fixer, limits  # noqa: E402
+from flake8_tensorcopy import engine, fixer, limits  # noqa: E402
 
 training_file = import_bench_modules(Path(__file__).resolve().parent.parent / "bench", ("training_code",))[
     "training_code"].training_file
@@ -109,3 +111,97 @@ async def test_the_fix_all_is_resolved_only_when_chosen():
         assert lazy.edit is None and lazy.data
         resolved = await asyncio.wait_for(client.code_action_resolve_async(lazy), WAIT_S)
         assert _apply(source, resolved.edit) == fixer.fix_source(source).source
+
+
+def _workers(pid: int) -> list[int]:
+    """The server's fixer processes (its threads' children that multiprocessing spawned)."""
+    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    return [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the server's children from /proc")
+@pytest.mark.asyncio
+async def test_the_fix_all_runs_in_a_process_of_its_own_that_ends_with_the_server():
+    """LibCST's whole-file work held Python's lock for 300 ms at a time, in the server's
+    process: a pull sent behind a fix-all waited for it."""
+    source = training_file(400)
+    async with session(RESOLVING) as client:
+        server = client._server.pid
+        uri = _open(client, source)
+        await _pull(client, uri)
+        assert _workers(server) == []
+        lazy = next(a for a in await _actions(client, uri, _span((0, 0), (0, 0))) if a.kind == "source.fixAll.tensorcopy")
+        resolved = await asyncio.wait_for(client.code_action_resolve_async(lazy), WAIT_S)
+        assert _apply(source, resolved.edit) == fixer.fix_source(source).source
+        (worker,) = _workers(server)
+        os.kill(worker, signal.SIGKILL)  # killed (out of memory...): started again
+        _replace_all(client, uri, source + "\nextra = 1\n", 2)
+        lazy = next(a for a in await _actions(client, uri, _span((0, 0), (0, 0))) if a.kind == "source.fixAll.tensorcopy")
+        resolved = await asyncio.wait_for(client.code_action_resolve_async(lazy), WAIT_S)
+        assert _apply(source + "\nextra = 1\n", resolved.edit) == fixer.fix_source(source + "\nextra = 1\n").source
+        (worker,) = _workers(server)
+    for _ in range(100):  # the session ended with shutdown and exit
+        if not Path(f"/proc/{worker}").exists():
+            break
+        await asyncio.sleep(0.1)
+    assert not Path(f"/proc/{worker}").exists()
+
+
+def test_a_document_whose_project_is_read_is_fixed_in_the_server(monkeypatch):
+    """The process reads the project from disk, where the server lays the editor's unsaved
+    buffers over it: only documents without a project analysis go there."""
+    from flake8_tensorcopy.analysis import project
+    from flake8_tensorcopy.server import fixes
+
+    source = training_file(200)
+    asked = []
+
+    def elsewhere(*args):
+        asked.append(args)
+        return None  # could not: computed in the server
+
+    expected = fixer.fix_source(source).source
+    for located in (None, ("a project", "/p/train.py")):
+        monkeypatch.setattr(project, "locate", lambda path, located=located: located)
+        edits = fixes.fix_all(source, engine.rules_for(), False, "", f"/p/{len(asked)}/train.py", elsewhere)
+        fixed = source
+        for edit in sorted(edits.edits, key=lambda e: e.start, reverse=True):
+            fixed = fixed[: edit.start] + edit.new_text + fixed[edit.end :]
+        assert fixed == expected
+    assert len(asked) == 1  # only without a project
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the server's children from /proc")
+def test_a_server_that_dies_leaves_no_fixer_process_nor_its_output_open():
+    """A process that kept the server's stdout would keep the editor waiting for its end."""
+    import threading
+    import time
+
+    from lsp_wire import WireClient, frame, notification
+
+    client = WireClient()
+    try:
+        client.initialize()
+        uri = "file:///virtual/dies/train.py"
+        client.send(frame(notification("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": training_file(200)}})))
+        reply = client.call(1, "textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                                    "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.fixAll"]}})
+        assert reply["result"] and reply["result"][0]["edit"]
+        (worker,) = _workers(client.process.pid)
+        reader = next(t for t in threading.enumerate() if t.name != "MainThread" and t.is_alive()
+                      and getattr(t, "_target", None) == client._read)
+        client.process.kill()
+        client.process.wait(WAIT_S)
+        reader.join(10)
+        assert not reader.is_alive()  # the server's stdout closed with it
+        for _ in range(50):
+            if not Path(f"/proc/{worker}").exists():
+                break
+            time.sleep(0.1)
+        assert not Path(f"/proc/{worker}").exists()
+    finally:
+        client.close()

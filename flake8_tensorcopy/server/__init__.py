@@ -9,7 +9,8 @@ The modules, from the protocol inwards:
   diagnostics, code actions, hover, settings).
 - ``rpc``: the connection (frames over stdio, pygls' protocol made fit to run all day).
   With ``protocol``, the only modules that import pygls.
-- ``worker``: the lint thread, pulls and hovers before code actions' pieces.
+- ``worker``: the lint thread, pulls and hovers before code actions' pieces; the fix
+  thread steps aside for them (``yielding``).
 - ``documents``: what a document lints (itself, or its notebook's cells joined as the CLI
   joins them), with findings and edits mapped back to each document.
 - ``linting``: one text + settings -> the findings shown (``# noqa`` applied) and why
@@ -19,6 +20,8 @@ The modules, from the protocol inwards:
   file gets the same answers.
 - ``fixes``: a finding's quick fix (``chunk_fix.py``: its chunk only) and the fix-all
   (``fixer.py``), as minimal text edits.
+- ``fixer_process``: the fix-all in a process of its own, off the lint thread's CPU.
+- ``reparse``: a text's ``ast`` from the tree of the text it shares most lines with.
 - ``noqa_comment``: the edit that adds or extends a line's ``# noqa:`` comment.
 - ``text``: offsets, code-point columns and LSP positions in utf-8/16/32.
 - ``settings``: the editor's settings, and the seam where project configuration will plug in.

@@ -9,6 +9,7 @@ quick fix touches its finding's span (and the import it adds, if any) and nothin
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os.path
 import re
@@ -39,35 +40,46 @@ class FixEdits:
 # Code-action requests repeat as the cursor moves; the text rarely changes. Bounded by the
 # texts they hold: a 3,000-line file is some 110,000 characters.
 _QUICK_FIXES: BoundedCache[FixEdits] = BoundedCache(entries=256, characters=1_000_000)
-_FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=8, characters=1_000_000)
+_FIX_ALLS: BoundedCache[FixEdits] = BoundedCache(entries=2, characters=1_000_000)  # asked again for the same text
 
 
 def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], kept_lines: str = "",
               lint: chunk_fix.Lint | None = None, path: str | None = None,
-              planned: engine.Planned | None = None) -> FixEdits:
+              tree: ast.Module | None = None) -> FixEdits:
     """The edits of ``finding``'s fix (safe or not: the user picked this one), applied to
     its chunk; ``lint`` re-lints the fixed text. No fix rewrites a line holding
     ``kept_lines`` (a notebook's cell marks and stand-ins). ``path``: the file's, whose
-    project the analysis reads; ``planned``: the analysis of ``text``, if known."""
+    project the analysis reads; ``tree``: the ``ast`` of ``text``, if known."""
     only = (finding.line, finding.col, finding.code)
     key = (text, tuple(rules), only, kept_lines, path, project.generation())
     edits = _QUICK_FIXES.get(key)
     if edits is None:
         edits = _edits(text, lambda: chunk_fix.fix_finding(text, only, rules, keep_lines_with=kept_lines, lint=lint,
-                                                           path=path, planned=planned))
+                                                           path=path, tree=tree, offered=finding.fix))
         _QUICK_FIXES.put(key, edits, len(text))
     return edits
 
 
 def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "",
-            path: str | None = None) -> FixEdits:
+            path: str | None = None, elsewhere: Callable[..., FixEdits | None] | None = None) -> FixEdits:
+    """Every fix at once (``fixer.fix_source``), as edits. ``elsewhere(text, rules, unsafe,
+    kept_lines)`` computes them with no project (the server's fixer process), for a file
+    whose project analysis is off; None from it: computed here."""
     key = (text, tuple(rules), unsafe, kept_lines, path, project.generation())
     edits = _FIX_ALLS.get(key)
     if edits is None:
-        edits = _edits(text, lambda: fixer.fix_source(text, rules, unsafe=unsafe, keep_lines_with=kept_lines,
-                                                      path=path).source)
+        if elsewhere is not None and project.locate(path) is None:
+            edits = elsewhere(text, rules, unsafe, kept_lines)
+        if edits is None:
+            edits = compute_fix_all(text, rules, unsafe, kept_lines, path)
         _FIX_ALLS.put(key, edits, len(text))
     return edits
+
+
+def compute_fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str,
+                    path: str | None) -> FixEdits:
+    return _edits(text, lambda: fixer.fix_source(
+        text, rules, unsafe=unsafe, keep_lines_with=kept_lines, path=path).source)
 
 
 def _edits(text: str, fixed: Callable[[], str]) -> FixEdits:

@@ -10,10 +10,6 @@ a quick fix makes, to check it) share one linter: its caches are thread-safe, an
 either thread analysed serves the other (the lint of a fixed text is the pull's, once the
 fix is applied).
 
-The analysis of the text linted last (its ``ast``, summary and plan: ``engine.Planned``)
-is kept for the quick fixes of that text, which the editor asks for next: handed over
-once (``take_planned``), as a summary may only be used by one thread.
-
 What one document may cost is bounded: a text over ``MAX_SERVED_TOKENS`` is not analysed
 at all (LibCST would only see the first ``limits.MAX_ANALYSED_TOKENS`` of it, while the
 ``ast`` and the summary of a 50,000-line file take hundreds of MB), and after each lint
@@ -22,8 +18,9 @@ the C heap's free pages go back to the system, as the CLI gives them back per fi
 
 from __future__ import annotations
 
+import ast
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import engine, limits, memory, noqa, prefilter
@@ -46,50 +43,36 @@ class Diagnosis:
     failure: str | None = None
 
 
-# The analysis kept of the text linted last: some 70 bytes a character of text (7 MB for
-# 3,000 lines); a larger text's is not kept.
-PLANNED_CHARACTERS = 400_000
-
-
 class Linter:
     def __init__(self) -> None:
         self._cache: BoundedCache[Diagnosis] = BoundedCache(CACHED_TEXTS, CACHED_CHARACTERS)
-        self._planned: BoundedCache[engine.Planned] = BoundedCache(1, PLANNED_CHARACTERS, engine.Planned.release)
         self.chunks = ChunkReuse()
         self.trees = Trees()
 
-    def diagnose(self, text: str, rules: Sequence[type[Rule]], path: str | None = None,
-                 keep: bool = False) -> Diagnosis:
+    def diagnose(self, text: str, rules: Sequence[type[Rule]], path: str | None = None) -> Diagnosis:
         """``path``: the document's file, from which its project is read (the open documents
-        as the editor has them); the lint of a text is kept while no module may have changed.
-        ``keep``: keep the analysis of a text linted now for ``take_planned``."""
-        key = _key(text, rules, path)
+        as the editor has them); the lint of a text is kept while no module may have changed."""
+        key = (text, tuple(rules), path, project.generation())
         diagnosis = self._cache.get(key)
         if diagnosis is None:
-            kept = (lambda planned: self._planned.put(key, planned, len(text))) if keep and \
-                len(text) <= PLANNED_CHARACTERS else None
-            diagnosis = diagnose(text, rules, self.chunks, path, kept, self.trees)
+            diagnosis = diagnose(text, rules, self.chunks, path, self.trees)
             self._cache.put(key, diagnosis, len(text))
             memory.release_freed()
         return diagnosis
 
-    def take_planned(self, text: str, rules: Sequence[type[Rule]], path: str | None = None) -> engine.Planned | None:
-        """The analysis of ``text`` kept by its lint (None: not the text linted last, or too
-        large), handed over: the caller owns it, and no one else gets it."""
-        return self._planned.take(_key(text, rules, path))
-
-
-def _key(text: str, rules: Sequence[type[Rule]], path: str | None) -> tuple:
-    return text, tuple(rules), path, project.generation()
+    def tree(self, text: str) -> ast.Module | None:
+        """The ``ast`` of ``text``, parsed from a tree this linter has (a quick fix's text is
+        mostly the one just linted); None when it is not valid Python."""
+        try:
+            return self.trees.parse(prefilter.normalise_newlines(text))
+        except engine.AnalysisError:
+            return None
 
 
 def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkLinter | None = None,
-             path: str | None = None, keep: Callable[[engine.Planned], None] | None = None,
-             trees: Trees | None = None) -> Diagnosis:
-    """Never raises: a bug of ours becomes a failure to log, not a dead server. ``keep``
-    is given the analysis of a text wholly analysed (and releases it when done with it);
-    any other is released at once. ``trees``: where its ``ast`` is parsed from the trees of
-    texts parsed before."""
+             path: str | None = None, trees: Trees | None = None) -> Diagnosis:
+    """Never raises: a bug of ours becomes a failure to log, not a dead server. ``trees``:
+    where its ``ast`` is parsed from the trees of texts parsed before."""
     # A token is one character at least: a text no longer than the limit needs no count.
     if len(text) > MAX_SERVED_TOKENS and limits.Budget(MAX_SERVED_TOKENS).spend(text):
         return Diagnosis((), f"not analysed: over the language server's limit of {MAX_SERVED_TOKENS:,} tokens a "
@@ -105,9 +88,6 @@ def diagnose(text: str, rules: Sequence[type[Rule]], chunk_linter: engine.ChunkL
         tree = trees.parse(source) if trees is not None else None
         planned = engine.plan_source(source, tree, rules=rules, path=path)
         findings = engine.lint_plan(planned, ends=True, chunk_linter=chunk_linter)
-        if keep is not None:
-            keep(planned)
-            planned = None
     except engine.AnalysisError as error:
         findings, failure = error.findings, str(error)
     except Exception as error:

@@ -4,10 +4,11 @@ Everything about Python code is decided elsewhere (``linting``, ``fixes``,
 ``noqa_comment``, ``documents``); this module converts positions (``text``), schedules
 the work and talks to the client (``rpc``: the connection). Lints and hovers run one at a time on the lint thread (``worker``), so the connection
 stays responsive while a big or hostile document is analysed. Fixes run on a thread of
-their own, so that no pull waits behind a code action: a quick fix (its chunk, from the
-analysis the lint of the text kept, then the fixed file re-linted) and the fix-all (the
-whole file through the fixer: seconds), which a client that resolves code actions gets
-computed only when chosen (``codeAction/resolve``), not each time the cursor moves. The
+their own, so that no pull waits behind a code action: a quick fix (its chunk, cut from
+the text's ``ast``, then the fixed file re-linted) and the fix-all (the
+whole file through the fixer: seconds, in a process of its own, ``fixer_process``), which
+a client that resolves code actions gets computed only when chosen
+(``codeAction/resolve``), not each time the cursor moves. The
 fix thread steps aside at its checkpoints while the lint thread has urgent work
 (``yielding``), and shares the linter (its caches are thread-safe): what a fix's check
 lints, a pull after the fix is applied finds done.
@@ -28,6 +29,7 @@ gets them, and from then on no notebook pushes (which would show them twice).
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,12 +41,13 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, chunk_fix, collector, config, docs, engine, limits, notebook, yielding
+from .. import __version__, chunk_fix, collector, config, docs, engine, limits, memory, notebook, yielding
 from ..bounded import BoundedCache
 from ..rules import ALL_RULES
 from . import fixes, text
 from ..analysis import project
 from .documents import Cell, JoinedNotebook, LoneDocument, Shown, file_path
+from .fixer_process import FixerProcess
 from .linting import Diagnosis, Linter
 from .noqa_comment import noqa_edit
 from .rpc import TensorCopyProtocol, serve_stdio
@@ -72,12 +75,19 @@ class TensorCopyServer(LanguageServer):
         self.linter = Linter()  # for both threads: what one lints, the other finds done
         self.lint_thread = Worker("tensorcopy-lint")
         self.fix_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tensorcopy-fix")
+        self.fixer_process = FixerProcess()  # the fix-all, away from the lint thread's CPU
         self.pending: dict[str, asyncio.Task] = {}  # document or notebook uri -> its scheduled push
         self.pending_refresh: asyncio.Task | None = None  # a debounced workspace/diagnostic/refresh
         self.published: dict[str, set[str]] = {}  # notebook uri -> the cells last pushed to
         self.reported_failures: dict[str, str | None] = {}  # uri -> the failure last logged
         self.pushes = True  # False once the client says it pulls
         self.cells_pulled = False  # True once the client pulls a notebook cell's diagnostics
+
+    def shutdown(self) -> None:
+        """The server ends (after ``exit``, or when the client is gone): so does the
+        fixer process."""
+        self.fixer_process.stop()
+        super().shutdown()
 
     def report_server_error(self, error: Exception, source: object) -> None:
         """An error outside any request (a notification's handler): logged for whoever
@@ -159,7 +169,8 @@ class TensorCopyServer(LanguageServer):
 
     async def fix_all(self, linted: Linted, settings: Settings, encoding: str) -> types.CodeAction | None:
         """The fix-all action with its edit (on the fix thread); None, logged, when it has none."""
-        edit, failure = await self.on_fix_thread(lambda: fix_all_edit(linted, settings, encoding))
+        edit, failure = await self.on_fix_thread(
+            lambda: fix_all_edit(linted, settings, encoding, self.fixer_process.fix_all))
         if edit is None:
             self.no_fix_all(linted, failure)
             return None
@@ -176,7 +187,7 @@ class TensorCopyServer(LanguageServer):
 
     async def diagnose(self, linted: Linted) -> Diagnosis:
         rules = self.settings(linted.uri).rules
-        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path, keep=True))
+        diagnosis = await self.on_lint_thread(lambda: self.linter.diagnose(linted.module, rules, linted.path))
         if self.reported_failures.get(linted.uri) != diagnosis.failure:  # once per new reason, not per keystroke
             self.reported_failures[linted.uri] = diagnosis.failure
             if diagnosis.failure is not None:
@@ -469,15 +480,16 @@ def build_server() -> TensorCopyServer:
 
         actions = []
         if uri is not None and _wanted(types.CodeActionKind.QuickFix, only):
-            def under_cursor() -> tuple[list[Shown], Diagnosis, engine.Planned | None]:
-                before = ls.linter.diagnose(linted.module, settings.rules, linted.path, keep=True)
-                return (ls.findings_in(linted, uri, params.range), before,
-                        ls.linter.take_planned(linted.module, settings.rules, linted.path))
-
-            found, before, planned = await ls.on_lint_thread(under_cursor, urgent=False)
+            found, before = await ls.on_lint_thread(lambda: (
+                ls.findings_in(linted, uri, params.range), ls.linter.diagnose(linted.module, settings.rules, linted.path)),
+                urgent=False)
             lint = ls.lint_for_fixes(settings.rules, linted, before)
-            actions = await ls.on_fix_thread(lambda: [
-                action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint, planned)])
+
+            def fixed() -> list[types.CodeAction]:
+                tree = ls.linter.tree(linted.module) if found else None
+                return [action for one in found for action in quick_fixes(linted, uri, one, settings, encoding, lint, tree)]
+
+            actions = await ls.on_fix_thread(fixed)
         fixable = _wanted(FIX_ALL_KIND, only) and await ls.on_lint_thread(
             lambda: fix_all_applies(ls.linter, linted, settings), urgent=False)
         if fixable is True and only is None and ls.resolves_edits():  # computed if chosen
@@ -520,20 +532,21 @@ def build_server() -> TensorCopyServer:
             task.cancel()
         ls.lint_thread.shutdown()
         ls.fix_thread.shutdown(wait=False, cancel_futures=True)
+        ls.fixer_process.stop()
 
     return server
 
 
 def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, encoding: str,
-                lint: Callable, planned: engine.Planned | None = None) -> list[types.CodeAction]:
+                lint: Callable, tree: ast.Module | None = None) -> list[types.CodeAction]:
     """The finding's fix (when it has one that applies cleanly), then its noqa action; each
     edits the documents ``linted`` spans (a fix in a cell may add its import to the first).
-    ``planned``: the analysis of ``linted.module`` kept by its lint, if any."""
+    ``tree``: the ``ast`` of ``linted.module``, if known."""
     finding = found.linted
     shown = diagnostic(found.shown, text.LineIndex.of(linted.documents[uri].text, encoding))
     actions = []
     if finding.fix is not None:
-        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path, planned)
+        fixed = fixes.quick_fix(linted.module, finding, settings.rules, linted.kept_lines, lint, linted.path, tree)
         edit = _edit_or_none(linted, fixed.edits, encoding)
         if edit is not None:
             unsafe = "" if finding.fix.safe else " (unsafe)"
@@ -544,7 +557,7 @@ def quick_fixes(linted: Linted, uri: str, found: Shown, settings: Settings, enco
                 is_preferred=finding.fix.safe,
                 edit=edit,
             ))
-    tree = chunk_fix.parsed(linted.module, tuple(settings.rules), linted.path, planned)
+    tree = tree if tree is not None else chunk_fix.parsed(linted.module)
     silence = noqa_edit(linted.module, finding.line, finding.code, tree)
     edit = _edit_or_none(linted, (silence,), encoding) if silence is not None else None
     if edit is not None:
@@ -579,7 +592,7 @@ def fix_all_applies(linter: Linter, linted: Linted, settings: Settings) -> bool 
 
 
 # text -> why the fixer refuses it ("" when it takes it)
-_FIXER_REFUSES: BoundedCache[str] = BoundedCache(entries=8, characters=2_000_000)
+_FIXER_REFUSES: BoundedCache[str] = BoundedCache(entries=4, characters=1_000_000)
 
 
 def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit | None = None,
@@ -594,9 +607,12 @@ def fix_all_action(linted: Linted, settings: Settings, edit: types.WorkspaceEdit
     )
 
 
-def fix_all_edit(linted: Linted, settings: Settings, encoding: str) -> tuple[types.WorkspaceEdit | None, str | None]:
-    """The fix-all's edit (fix thread), or why there is none."""
-    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines, linted.path)
+def fix_all_edit(linted: Linted, settings: Settings, encoding: str,
+                 elsewhere: Callable | None = None) -> tuple[types.WorkspaceEdit | None, str | None]:
+    """The fix-all's edit (fix thread; computed ``elsewhere``, the fixer process, where it
+    can be), or why there is none."""
+    fixed = fixes.fix_all(linted.module, settings.rules, settings.unsafe_fixes, linted.kept_lines, linted.path,
+                          elsewhere)
     try:
         edit = _workspace_edit(linted, fixed.edits, encoding)
     except notebook.NotebookError as error:
@@ -605,4 +621,5 @@ def fix_all_edit(linted: Linted, settings: Settings, encoding: str) -> tuple[typ
 
 
 def serve() -> int:
+    memory.single_arena()  # before the server's threads start
     return serve_stdio(build_server())

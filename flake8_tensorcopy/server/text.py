@@ -89,4 +89,4 @@ class LineIndex:
 
 
 # The texts the last requests were about (a few per document); they hold no text of their own.
-_INDEXES: BoundedCache[LineIndex] = BoundedCache(entries=8, characters=2_000_000)
+_INDEXES: BoundedCache[LineIndex] = BoundedCache(entries=4, characters=1_000_000)
