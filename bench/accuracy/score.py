@@ -13,6 +13,7 @@ puts each finding on the first line of its statement, and matches it to labels.c
     python3 bench/accuracy/score.py --json score.json      # the same, as JSON (with every FN/FP/unlabelled)
     python3 bench/accuracy/score.py --show FN --rule TCP003   # the misses, with their source lines
     python3 bench/accuracy/score.py --repos bench/accuracy/repos-crossmodule.txt   # a subset of the corpus
+    python3 bench/accuracy/score.py --project on           # as if every repository turned the project analysis on
     python3 bench/accuracy/score.py --committed            # the table from the committed data, no mirrors
     python3 bench/accuracy/score.py --write                # ... written into the README and the rule pages
     python3 bench/accuracy/score.py --regenerate           # shapes.py candidates (the current code), then --write
@@ -194,6 +195,14 @@ def open_mirrors(labels: list[labelling.Label], root) -> dict[str, corpus.Mirror
     return {mirror.repo.name: mirror for mirror in mirrors}
 
 
+def force_project(on: bool) -> None:
+    """Every file reads its project (or none), whatever its root's configuration says: the
+    workers are forked from here, so they inherit it."""
+    from flake8_tensorcopy.analysis import project
+
+    project.enabled = lambda root: on
+
+
 def collect_findings(labels: list[labelling.Label], root, jobs: int) -> dict[tuple[str, str], list[tuple[int, str]]]:
     mirrors = open_mirrors(labels, root)
     exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
@@ -339,8 +348,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the committed data's table into README.md, _accuracy.py and the rule pages")
     parser.add_argument("--regenerate", action="store_true",
                         help="first rescan the corpus with the current code (shapes.py candidates), then --write")
+    parser.add_argument("--project", choices=("config", "on", "off"), default="config",
+                        help="the project analysis: as each repository's configuration says (default), or "
+                             "forced on or off for every file")
     args = parser.parse_args(argv)
     corpus.quiet_broken_pipe()
+    if args.project != "config":
+        if args.regenerate or args.write or args.committed:
+            parser.error("--project measures: the committed data is always the configured default's")
+        force_project(args.project == "on")
     started = time.perf_counter()
     if args.regenerate or args.write or args.committed:
         if args.show or args.json or args.repos or args.labels != str(labelling.LABELS_CSV):
