@@ -20,6 +20,10 @@ On each:
   * whole tree: `flake8 -j 1 <corpus>` without vs with the plugin,
     median of alternating pairs (target: ratio <= 1.10);
   * memory: peak RSS of those same flake8 processes (target <= 1.2).
+  With --cache cold (the default) every "with" run starts without the
+  project analysis's disk cache, as CI and a first pre-commit run do; with
+  --cache warm an untimed run fills it first, as every later run finds it.
+  The cache lives in the scratch folder, never in the corpus.
 Once:
   * editor latency: `flake8 - --stdin-display-name PATH` fed
     torch/nn/modules/module.py, as pylsp runs it (target <= 1.15);
@@ -35,6 +39,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,6 +85,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "corpus, spread evenly over it (deterministic)")
     parser.add_argument("--pairs", type=int, default=3, help="alternating "
                         "without/with whole-tree pairs (default 3)")
+    parser.add_argument("--cache", choices=("cold", "warm"), default="cold",
+                        help="the project analysis's disk cache before each "
+                        "'with' run: emptied (default) or filled once, untimed")
     parser.add_argument("--latency-pairs", type=int, default=7,
                         help="alternating editor-latency pairs (default 7)")
     parser.add_argument("--latency-file", help="file fed on stdin (default:"
@@ -180,11 +188,12 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tcp-bench-") as scratch:
         workdir = Path(scratch)
+        cache = ProjectCache(workdir / "tensorcopy-cache", args.cache)
         warm_up(venvs, [*corpora.values(), *filter(None, [peer_corpus])],
                 latency_file, workdir)
         tree_runs = {name: measure_whole_tree(venvs, corpus,
                                               CORPUS_TITLES[name],
-                                              args.pairs, workdir)
+                                              args.pairs, workdir, cache)
                      for name, corpus in corpora.items()}
         latency_runs = measure_latency(venvs, latency_file,
                                        args.latency_pairs, workdir)
@@ -201,6 +210,7 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
                                     time.localtime(started_at)),
         "duration_s": round(time.time() - started_at, 1),
         "machine": describe_machine(load_at_start),
+        "project_cache": args.cache,
         "environments": environments,
         "corpora": {name: summarise_corpus(name, corpus, tree_runs[name],
                                            notes)
@@ -328,15 +338,37 @@ def warm_up(venvs: dict[str, Venv], corpora, latency_file: Path,
         run_flake8(venv, [str(latency_file)], workdir)
 
 
+class ProjectCache:
+    """The project analysis's disk cache for the "with" runs: a folder of the
+    scratch space (FLAKE8_TENSORCOPY_CACHE_DIR), emptied before each run when
+    cold, filled once by an untimed run when warm."""
+
+    def __init__(self, folder: Path, mode: str) -> None:
+        self.folder = folder
+        self.mode = mode
+        os.environ["FLAKE8_TENSORCOPY_CACHE_DIR"] = str(folder)
+
+    def prepare(self, venv: Venv, arguments: list[str], workdir: Path) -> None:
+        if self.mode == "warm":
+            print("  filling the project cache (untimed)", flush=True)
+            run_flake8(venv, arguments, workdir)
+
+    def before(self, name: str) -> None:
+        if name == "with" and self.mode == "cold":
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def measure_whole_tree(venvs, corpus: Corpus, title: str, pairs: int,
-                       workdir: Path) -> list[Flake8Run]:
+                       workdir: Path, cache: ProjectCache) -> list[Flake8Run]:
     count = len(corpus.files)
     print(f"\nwhole tree, {title}: flake8 -j 1 <{count} files>, {pairs} "
-          f"alternating pairs", flush=True)
+          f"alternating pairs, project cache {cache.mode}", flush=True)
     arguments = ["-j", "1", *corpus.flake8_targets()]
+    cache.prepare(venvs["with"], arguments, workdir)
     runs = []
     for pair in range(1, pairs + 1):
         for name in _pair_order(pair):
+            cache.before(name)
             run = run_flake8(venvs[name], arguments, workdir)
             runs.append(run)
             print(f"  pair {pair}/{pairs} {_progress(run, count)}",

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import __version__, config, discovery, docs, engine, fixer, noqa, notebook, parallel, selection
+from .analysis.project import no_disk_cache
 from .formats import FORMATS, FileError, Located, statistics
 from .progress import Progress
 from .rule import Rule
@@ -129,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "whatever N (default: the number of cores, %(default)s here)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only the findings and errors: no progress bar, no summary")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache of what the project's other modules "
+                        "answered (.tensorcopy_cache in the project's root, or cache-dir)")
     parser.add_argument("--stdin-display-name", default="stdin", metavar="NAME",
                         help="the name under which stdin is reported (default: stdin)")
     parser.add_argument("--version", action="version", version=f"flake8-tensorcopy {__version__}")
@@ -151,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.explain:
         return _explain(args.explain)
+    if args.no_cache:
+        no_disk_cache()
     paths = args.paths or ["."]
     if paths.count("-") > 1:
         parser.error("'-' (stdin) may be given once")

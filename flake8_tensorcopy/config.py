@@ -37,9 +37,11 @@ DEFAULT_EXCLUDE = (*defaults.EXCLUDE, ".ipynb_checkpoints")
 
 _CODE_LISTS = ("select", "extend-select", "ignore")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
-# "project": read by the analysis itself (analysis/project.py), checked here like the others.
-_BOOLEANS = ("unsafe-fixes", "respect-gitignore", "project")
-KEYS = (*_CODE_LISTS, "per-file-ignores", *_PATTERN_LISTS, *_BOOLEANS)
+# "project", "cache" and "cache-dir": read by the analysis itself (analysis/project.py),
+# checked here like the others.
+_BOOLEANS = ("unsafe-fixes", "respect-gitignore", "project", "cache")
+_FOLDERS = ("cache-dir",)
+KEYS = (*_CODE_LISTS, "per-file-ignores", *_PATTERN_LISTS, *_BOOLEANS, *_FOLDERS)
 
 
 class ConfigError(Exception):
@@ -212,6 +214,9 @@ def _check(path: Path, table: Mapping[str, object], where: str) -> _FileValues:
             if not isinstance(value, bool):
                 raise fail(key, f"must be true or false, not {value!r}")
             values.booleans[key] = value
+        elif key in _FOLDERS:
+            if not isinstance(value, str) or not value:
+                raise fail(key, f"must be a folder's path, not {value!r}")
         else:
             values.per_file_ignores = _per_file_ignores(value, base, fail)
     values.layer = selection.Layer(codes.get("select"), codes.get("extend-select", ()), codes.get("ignore", ()))

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from . import __version__, limits, prefilter
 from ._triggers import RULE_TRIGGERS
+from .analysis.project import no_disk_cache
 from .analysis.summary import ModuleSummary
 
 # A child of flake8's logger, so that ``flake8 -v`` shows which files were skipped.
@@ -30,6 +31,19 @@ class TensorCopyChecker:
         self.tree = tree
         self.lines = lines
         self.filename = filename
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option(
+            "--tensorcopy-no-cache", action="store_true", parse_from_config=True,
+            help="flake8-tensorcopy: neither read nor write the cache of what the project's other "
+            "modules answered (.tensorcopy_cache in the project's root)",
+        )
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        if getattr(options, "tensorcopy_no_cache", False):
+            no_disk_cache()
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
@@ -73,6 +87,7 @@ class _OptInChecker(TensorCopyChecker):
     """
 
     off_by_default = True
+    add_options = parse_options = None  # the main checker's options serve every code
 
 
 def _opt_in(code: str) -> type[_OptInChecker]:

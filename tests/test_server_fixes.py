@@ -148,28 +148,37 @@ async def test_the_fix_all_runs_in_a_process_of_its_own_that_ends_with_the_serve
     assert not Path(f"/proc/{worker}").exists()
 
 
-def test_a_document_whose_project_is_read_is_fixed_in_the_server(monkeypatch):
-    """The process reads the project from disk, where the server lays the editor's unsaved
-    buffers over it: only documents without a project analysis go there."""
+def test_the_fixer_process_reads_the_project_with_the_editors_buffers(tmp_path):
+    """The fix-all's process reads the document's project as the server does: from disk, with
+    the editor's unsaved buffers laid over it (the request carries them)."""
     from flake8_tensorcopy.analysis import project
     from flake8_tensorcopy.server import fixes
+    from flake8_tensorcopy.server.fixer_process import FixerProcess
 
-    source = training_file(200)
-    asked = []
+    (tmp_path / "setup.py").write_text("")
+    helpers, train = tmp_path / "helpers.py", tmp_path / "train.py"
+    helpers.write_text("import numpy as np\n\n\ndef make_batch(n):\n    return np.zeros(n)\n")
+    source = "import torch\n\nfrom helpers import make_batch\n\nkept = torch.tensor(make_batch(8))\n"
+    train.write_text(source)
+    unsaved = "import torch\n\n\ndef make_batch(n):\n    return torch.zeros(n)\n"
+    located = project.locate(str(train))
+    process = FixerProcess()
+    try:
+        def fixed() -> str:
+            edits = fixes.fix_all(source, engine.rules_for(), True, "", located[1], process.fix_all)
+            assert process.pid is not None  # it was fixed there
+            result = source
+            for edit in sorted(edits.edits, key=lambda e: e.start, reverse=True):
+                result = result[: edit.start] + edit.new_text + result[edit.end :]
+            return result
 
-    def elsewhere(*args):
-        asked.append(args)
-        return None  # could not: computed in the server
-
-    expected = fixer.fix_source(source).source
-    for located in (None, ("a project", "/p/train.py")):
-        monkeypatch.setattr(project, "locate", lambda path, located=located: located)
-        edits = fixes.fix_all(source, engine.rules_for(), False, "", f"/p/{len(asked)}/train.py", elsewhere)
-        fixed = source
-        for edit in sorted(edits.edits, key=lambda e: e.start, reverse=True):
-            fixed = fixed[: edit.start] + edit.new_text + fixed[edit.end :]
-        assert fixed == expected
-    assert len(asked) == 1  # only without a project
+        assert fixed() == source  # on disk, make_batch returns an array: nothing to fix
+        located[0].overlay(str(helpers), unsaved)
+        assert fixed() == fixer.fix_source(source, engine.rules_for(), unsafe=True, path=str(train)).source != source
+        located[0].overlay(str(helpers), None)
+        assert fixed() == source
+    finally:
+        process.stop()
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the server's children from /proc")

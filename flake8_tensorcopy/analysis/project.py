@@ -12,11 +12,17 @@ one file or a tree, ``-j N``, the CLI, the fixer, the language server) asks :fun
 and reads the other modules from the project on disk, so a file gets the same answer in
 each; the server lays the editor's unsaved buffers over the disk (:meth:`Project.overlay`).
 
+What another module answers (what ``make_batch`` returns, what ``Net`` keeps on ``self``)
+is asked through :meth:`Project.ask` and kept with the hashes of what it was worked out
+from: in memory for the rest of the run, and on disk for the next one (``cache.py``), so
+that a module asked by many files, or again tomorrow, is parsed once, or not at all.
+
 Bounded: only modules under the project's root, at most :data:`MAX_MODULE_BYTES` each, a
 module that does not parse is unknown, at most :data:`MAX_HOPS` modules deep in one
 question, and the summaries of the modules used last are kept (:data:`CACHED_MODULES`, and
-:data:`CACHED_CHARACTERS` of their source) with their ``stat`` stamp, so that a file that
-changes is read again.
+:data:`CACHED_CHARACTERS` of their source) with the hash of their text, so that a file that
+changes is read again. An answer cut short by those bounds is not kept: it would depend on
+which question came first.
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ import sys
 import tokenize
 import tomllib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..bounded import BoundedCache
+from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
 
 if TYPE_CHECKING:
     from .summary import ModuleSummary
@@ -50,6 +58,10 @@ _LIBRARIES = sys.stdlib_module_names | {
 }
 
 
+def _spelled(found: tuple[str, str] | None) -> str:
+    return f"{found[0]}\0{found[1]}" if found is not None else ""
+
+
 def find_root(path: str) -> str:
     """The nearest folder above ``path`` holding a project marker, else ``path``'s folder."""
     start = folder = os.path.dirname(os.path.abspath(path))
@@ -65,24 +77,38 @@ def find_root(path: str) -> str:
 class Project:
     """The modules under one root folder, their summaries made on first use and kept."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, cache_folder: str | None = None) -> None:
         self.root = os.path.realpath(root)
+        self.disk = DiskCache(cache_folder) if cache_folder else None
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
         self._hops = 0
+        self._too_deep = 0  # questions stopped by MAX_HOPS
+        self._cycles = 0  # modules whose star imports lead back to themselves
 
     # -- which file an import names ------------------------------------------------
-    def resolve(self, importer: str, dotted: str) -> tuple[str, str] | None:
+    def resolve(self, importer: str, dotted: str, asker: ModuleSummary | None = None) -> tuple[str, str] | None:
         """(the module file, the name inside it) that ``dotted`` names in ``importer``: a
         relative name (``.utils.f``) from the importer's package, an absolute one from the
-        importer's folder (a script imports its siblings), the root, or ``root/src``."""
-        return self._find(importer, dotted, whole=False)
+        importer's folder (a script imports its siblings), the root, or ``root/src``.
+        ``asker`` notes that its answers rely on this look-up."""
+        return self._noted(asker, importer, dotted, whole=False)
 
-    def find_module(self, importer: str, dotted: str) -> str | None:
+    def find_module(self, importer: str, dotted: str, asker: ModuleSummary | None = None) -> str | None:
         """The file of the module ``dotted`` (``from dotted import *``) in ``importer``."""
-        found = self._find(importer, dotted, whole=True)
+        found = self._noted(asker, importer, dotted, whole=True)
         return found[0] if found is not None else None
+
+    def _noted(self, asker: ModuleSummary | None, importer: str, dotted: str, whole: bool) -> tuple[str, str] | None:
+        found = self._find(importer, dotted, whole)
+        if asker is not None:  # a module added or removed later may change what it finds
+            asker.depends_on[f"import\0{importer}\0{dotted}\0{int(whole)}"] = _spelled(found)
+        return found
+
+    def _looks_up_alike(self, key: str, found: str) -> bool:
+        _, importer, dotted, whole = key.split("\0")
+        return _spelled(self._find(importer, dotted, whole=whole == "1")) == found
 
     def _find(self, importer: str, dotted: str, whole: bool) -> tuple[str, str] | None:
         level = len(dotted) - len(dotted.lstrip("."))
@@ -142,34 +168,114 @@ class Project:
         self._files[key] = found
         return found
 
-    # -- a module's summary ----------------------------------------------------------
-    def summary(self, path: str) -> ModuleSummary | None:
-        """The summary of the module at ``path`` (None: unreadable, too large, not Python)."""
-        stamp = self._stamp(path)
-        cached = _SUMMARIES.get((self.root, path))
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        if path in self._loading:  # ``from a import *`` in b, and the other way round
+    # -- what a module answers -------------------------------------------------------
+    def ask(self, asker: ModuleSummary, path: str, question: tuple[str, ...],
+            answer: Callable[[ModuleSummary], object]) -> object:
+        """What the module at ``path`` answers to ``question``, which ``answer`` works out
+        from the module's summary: kept from earlier in the run, or from the disk cache,
+        while the module and everything the answer was worked out from are unchanged.
+        ``asker`` (the summary that asks) notes what it now depends on."""
+        module_digest = self.digest(path)
+        if module_digest is None:
             return None
-        self._loading.add(path)
-        try:
-            summary = self._load(path) if stamp is not None else None
-        finally:
-            self._loading.discard(path)
-        size = 0 if stamp is None else len(stamp[1]) if stamp[0] == "buffer" else stamp[1]
-        _SUMMARIES.put((self.root, path), (stamp, summary), size)
-        return summary
+        record = self._record(path, module_digest)
+        known = record.answers.get(question)
+        if known is None or not self._unchanged(known[1]):
+            known = self._work_out(record, path, question, answer)
+        value, depends = known
+        asker.depends_on[path] = module_digest
+        asker.depends_on.update(depends)
+        return value
 
-    def _stamp(self, path: str) -> object:
+    def _work_out(self, record: _Record, path: str, question: tuple[str, ...],
+                  answer: Callable[[ModuleSummary], object]) -> tuple[object, dict[str, str]]:
+        deep, cycles = self._too_deep, self._cycles
+        home = self.summary(path)
+        if home is None:  # it does not parse (kept: nothing changes that but its text), or a cycle
+            if self._cycles == cycles:
+                record.learn(question, None, {})
+                self._note_unsaved(path, record)
+            return None, {}
+        value = answer(home)
+        depends = home.dependencies()
+        if self._too_deep != deep:
+            # asked deeper, the same question gets further: what its memos now hold depends
+            # on where it was asked from, so the summary goes (and its answer is not kept)
+            _SUMMARIES.pop((self.root, path))
+            return value, depends
+        if self._cycles != cycles:
+            home.cut_short = True  # which module of the cycle came first decides: not kept
+        if not home.cut_short:
+            record.learn(question, value, depends)
+            self._note_unsaved(path, record)
+        return value, depends
+
+    def _note_unsaved(self, path: str, record: _Record) -> None:
+        if record.unsaved and self.disk is not None:
+            _unsaved(self, path, record)
+
+    def _record(self, path: str, module_digest: str) -> _Record:
+        key = (self.root, path)
+        record = _ANSWERS.get(key)
+        if record is None or record.digest != module_digest:
+            loaded = self.disk.load(path, module_digest) if self.disk is not None else {}
+            record = _Record(module_digest, loaded)
+            _ANSWERS.put(key, record, 1)
+        return record
+
+    def _unchanged(self, depends: dict[str, str]) -> bool:
+        """Whether every module an answer was worked out from hashes as it did, and every
+        import look-up finds what it found."""
+        return all(
+            self._looks_up_alike(key, found) if key.startswith("import\0") else self.digest(key) == found
+            for key, found in depends.items()
+        )
+
+    def digest(self, path: str) -> str | None:
+        """The hash of the module's text (None: unreadable, too large): worked out again
+        only when the file's ``stat`` changes."""
         if path in self._buffers:
-            return ("buffer", self._buffers[path])
+            return digest(self._buffers[path].encode("utf-8", "surrogatepass"))
         try:
             status = os.stat(path)
         except OSError:
             return None
-        return (status.st_mtime_ns, status.st_size) if status.st_size <= MAX_MODULE_BYTES else None
+        if status.st_size > MAX_MODULE_BYTES:
+            return None
+        stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
+        known = _DIGESTS.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        try:
+            with open(path, "rb") as file:
+                found = digest(file.read(MAX_MODULE_BYTES + 1))
+        except OSError:
+            return None
+        if len(_DIGESTS) >= _MAX_DIGESTS:
+            _DIGESTS.clear()
+        _DIGESTS[path] = (stamp, found)
+        return found
 
-    def _load(self, path: str) -> ModuleSummary | None:
+    # -- a module's summary ----------------------------------------------------------
+    def summary(self, path: str) -> ModuleSummary | None:
+        """The summary of the module at ``path`` (None: unreadable, too large, not Python)."""
+        stamp = self.digest(path)
+        cached = _SUMMARIES.get((self.root, path))
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        if path in self._loading:  # ``from a import *`` in b, and the other way round
+            self._cycles += 1
+            return None
+        self._loading.add(path)
+        try:
+            summary, size = self._load(path) if stamp is not None else (None, 0)
+        finally:
+            self._loading.discard(path)
+        _SUMMARIES.put((self.root, path), (stamp, summary), size)
+        return summary
+
+    def _load(self, path: str) -> tuple[ModuleSummary | None, int]:
+        """The module's summary, and the characters of its source."""
         from .summary import ModuleSummary
 
         source = self._buffers.get(path)
@@ -179,15 +285,18 @@ class Project:
                     source = file.read()
             tree = ast.parse(source)
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
-            return None
-        return ModuleSummary.of(tree, source, path, project=self)
+            return None, len(source or "")
+        return ModuleSummary.of(tree, source, path, project=self), len(source)
 
     @contextmanager
     def hop(self) -> Iterator[bool]:
         """One step of a question into another module; False when it went too deep."""
         self._hops += 1
+        allowed = self._hops <= MAX_HOPS
+        if not allowed:
+            self._too_deep += 1
         try:
-            yield self._hops <= MAX_HOPS
+            yield allowed
         finally:
             self._hops -= 1
 
@@ -197,6 +306,16 @@ class Project:
         _changed()
 
     # -- the language server's open documents ---------------------------------------
+    def buffers(self) -> dict[str, str]:
+        """The unsaved buffers laid over the project's files (path -> text)."""
+        return dict(self._buffers)
+
+    def lay_buffers(self, buffers: dict[str, str]) -> None:
+        """Read exactly ``buffers`` over the disk (the fixer process: the server's buffers)."""
+        if buffers != self._buffers:
+            self._buffers = dict(buffers)
+            _changed()
+
     def overlay(self, path: str, text: str | None) -> None:
         """Read ``path`` as ``text`` (an editor's unsaved buffer); None: from disk again."""
         path = os.path.realpath(path)
@@ -209,6 +328,54 @@ class Project:
         _changed()
 
 
+@dataclass
+class _Record:
+    """What one module (at one text) answered, and whether the disk has it all yet."""
+
+    digest: str
+    answers: Answers
+    unsaved: dict[tuple[str, ...], tuple[object, dict[str, str]]] = field(default_factory=dict)
+
+    def learn(self, question: tuple[str, ...], value: object, depends: dict[str, str]) -> None:
+        try:
+            encode(value)
+        except Unstorable:
+            return
+        self.answers[question] = self.unsaved[question] = (value, depends)
+
+
+# (root, path) -> what that module answered: small records, many kept
+_ANSWERS: BoundedCache[_Record] = BoundedCache(2048, 2048)
+_DIGESTS: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> (its stat, its hash)
+_MAX_DIGESTS = 50_000
+# Records with answers the disk lacks, written at the end of the process, or when many.
+_UNSAVED: dict[tuple[str, str], tuple[Project, _Record]] = {}
+_MAX_UNSAVED = 128
+_SAVING_AT_EXIT: list[int] = []  # the process that arranged to save at its exit
+
+
+def _unsaved(project: Project, path: str, record: _Record) -> None:
+    _UNSAVED[(project.root, path)] = (project, record)
+    if _SAVING_AT_EXIT != [os.getpid()]:
+        # flake8's workers leave through multiprocessing, which runs these finalizers (and
+        # no atexit hook); the main process runs them at exit too
+        from multiprocessing import util
+
+        util.Finalize(None, save_cache, exitpriority=10)
+        _SAVING_AT_EXIT[:] = [os.getpid()]
+    if len(_UNSAVED) >= _MAX_UNSAVED:
+        save_cache()
+
+
+def save_cache() -> None:
+    """Write what this process learnt of the projects' modules into their disk caches."""
+    while _UNSAVED:
+        (_, path), (project, record) = _UNSAVED.popitem()
+        if record.unsaved and project.disk is not None:
+            project.disk.save(path, record.digest, record.unsaved)
+        record.unsaved = {}
+
+
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
 # (root, path) -> (the module's stamp, its summary), for every project together: the
 # bounds are those of the process, whichever projects it lints (flake8 . over several)
@@ -217,17 +384,50 @@ _CACHED_PROJECTS = 4
 _GENERATION = [0]  # counts what may have changed another module's answers (see ``generation``)
 
 
-def enabled(root: str) -> bool:
-    """Whether the project at ``root`` reads its other modules and its files' callers:
-    ``project = true`` in the ``[tool.flake8-tensorcopy]`` table of its ``pyproject.toml``.
-    Off by default: on the application corpus it costs more than the plugin may (see the
-    README). Every front end asks here, so a file gets the same answer from each."""
+NO_CACHE_VARIABLE = "FLAKE8_TENSORCOPY_NO_CACHE"
+CACHE_DIR_VARIABLE = "FLAKE8_TENSORCOPY_CACHE_DIR"
+
+
+def _table(root: str) -> dict:
+    """The ``[tool.flake8-tensorcopy]`` table of the root's ``pyproject.toml`` ({}: none)."""
     try:
         with open(os.path.join(root, "pyproject.toml"), "rb") as file:
             table = tomllib.load(file).get("tool", {}).get("flake8-tensorcopy", {})
-    except (OSError, tomllib.TOMLDecodeError, AttributeError):
-        return False
-    return isinstance(table, dict) and table.get("project") is True
+    except (OSError, tomllib.TOMLDecodeError, AttributeError, UnicodeDecodeError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def enabled(root: str) -> bool:
+    """Whether the project at ``root`` reads its other modules and its files' callers: yes,
+    unless ``project = false`` in the ``[tool.flake8-tensorcopy]`` table of its
+    ``pyproject.toml``. Every front end asks here, so a file gets the same answer from each."""
+    return _table(root).get("project") is not False
+
+
+def cache_folder(root: str) -> str | None:
+    """Where the project at ``root`` keeps what its modules answered (None: nowhere):
+    ``$FLAKE8_TENSORCOPY_CACHE_DIR``, else ``cache-dir`` of its table (from the root), else
+    ``.tensorcopy_cache`` in the root; none with ``$FLAKE8_TENSORCOPY_NO_CACHE`` set or
+    ``cache = false``."""
+    if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
+        return None
+    table = _table(root)
+    if table.get("cache") is False:
+        return None
+    chosen = os.environ.get(CACHE_DIR_VARIABLE) or table.get("cache-dir")
+    if isinstance(chosen, str) and chosen:
+        # one folder may serve many projects: each has its own
+        return os.path.join(os.path.join(root, os.path.expanduser(chosen)), digest(root.encode("utf-8", "surrogatepass")))
+    return os.path.join(root, FOLDER_NAME)
+
+
+def no_disk_cache() -> None:
+    """Neither read nor write the disk cache in this process and the workers it starts
+    (``--no-cache``): the environment carries it to them, however they are started."""
+    os.environ[NO_CACHE_VARIABLE] = "1"
+    for known in _PROJECTS.values():
+        known.disk = None
 
 
 def generation() -> int:
@@ -279,7 +479,7 @@ def locate(filename: str | None) -> tuple[Project, str] | None:
     path = os.path.join(real, name)
     project = _PROJECTS.get(root)
     if project is None:
-        project = _PROJECTS[root] = Project(root)
+        project = _PROJECTS[root] = Project(root, cache_folder(root))
         if len(_PROJECTS) > _CACHED_PROJECTS:
             _PROJECTS.popitem(last=False)
     else:

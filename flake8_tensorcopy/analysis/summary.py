@@ -288,6 +288,11 @@ class ModuleSummary:
         # dotted name -> (the module's path, the name in it): paths, not summaries, so that a
         # summary the project's cache lets go is not kept alive from here
         self._imported: dict[str, tuple[str, str] | None] = {}
+        # what its answers to other modules were worked out from: module path -> the hash of
+        # its text, import look-up -> what it found (``Project.ask`` keeps answers by it)
+        self.depends_on: dict[str, str] = {}
+        self._depends_copy: dict[str, str] = {}
+        self.cut_short = False  # it is part of a cycle of star imports: its answers are not kept
         # words -> the calls and other uses of those words (see ``_call_index``)
         self._callers: dict[tuple[str, ...], tuple[dict[str, list[tuple[ast.Call, ast.AST | None]]], frozenset[str]]] = {}
         self._source: str | None = None  # the file's text, when given: words are looked up in it
@@ -421,21 +426,25 @@ class ModuleSummary:
         self._returns[qualname] = value
         return value
 
-    def _home(self, instance: Instance) -> ModuleSummary | None:
-        """The summary of the module that defines ``instance``'s class."""
-        if not instance.module or instance.module == self.path:
-            return self
-        return self.project.summary(instance.module) if self.project is not None else None
+    def dependencies(self) -> dict[str, str]:
+        """``depends_on`` as it is now: one copy, shared by the answers worked out while it
+        stays so (it only grows), never changed."""
+        if len(self._depends_copy) != len(self.depends_on):
+            self._depends_copy = dict(self.depends_on)
+        return self._depends_copy
 
     def _abroad(self, instance: Instance, ask: str, *arguments: str) -> Value:
         """``ask`` answered by the module of ``instance``'s class, told from here."""
-        home = self._home(instance)
-        if home is None or home is self:
+        if self.project is None or instance.module == self.path:
             return None
         with self.project.hop() as allowed:
             if not allowed:
                 return None
-            return _rebased(getattr(home, ask)(Instance(instance.cls), *arguments), home.path)
+            value = self.project.ask(
+                self, instance.module, (ask, instance.cls, *arguments),
+                lambda home: getattr(home, ask)(Instance(instance.cls), *arguments),
+            )
+        return _rebased(value, instance.module)
 
     def call_on(self, instance: Instance, name: str) -> Value:
         """What ``instance.name(...)`` returns: what the method returns, or what calling the
@@ -501,27 +510,22 @@ class ModuleSummary:
         return facts.attribute(name)
 
     # -- what the project's other modules hold -------------------------------------
-    def imported(self, qualified: str) -> tuple[ModuleSummary, str] | None:
-        """(the summary of the project's module, the name in it) that an imported dotted
-        name stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
+    def _located(self, qualified: str) -> tuple[str, str] | None:
+        """(the path of the project's module, the name in it) that an imported dotted name
+        stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
         if self.project is None:  # the project analysis is off (or the file has no name)
             return None
-        if qualified in self._imported:
-            located = self._imported[qualified]
-        else:
-            located = self._imported[qualified] = self.project.resolve(self.path, qualified)
-        if located is None or (home := self.project.summary(located[0])) is None:
-            return None
-        return home, located[1]
+        if qualified not in self._imported:
+            self._imported[qualified] = self.project.resolve(self.path, qualified, asker=self)
+        return self._imported[qualified]
 
     def _star_imports(self) -> dict[str, str]:
         """What the file's ``from m import *`` of the project's modules bind (later ones win)."""
         aliases: dict[str, str] = {}
         for module in self.imports.stars:
-            path = self.project.find_module(self.path, module)
-            home = self.project.summary(path) if path is not None else None
-            if home is not None:
-                aliases.update(home.star_exports())
+            path = self.project.find_module(self.path, module, asker=self)
+            if path is not None:
+                aliases.update(self.project.ask(self, path, ("star_exports",), ModuleSummary.star_exports) or {})
         return aliases
 
     def star_exports(self) -> dict[str, str]:
@@ -552,12 +556,15 @@ class ModuleSummary:
         return self._from_import(qualified, "exported_value")
 
     def _from_import(self, qualified: str, ask: str) -> Value:
-        target = self.imported(qualified)
+        target = self._located(qualified)
         if target is None:
             return None
-        home, name = target
+        path, name = target
         with self.project.hop() as allowed:
-            return _rebased(getattr(home, ask)(name), home.path) if allowed else None
+            if not allowed:
+                return None
+            value = self.project.ask(self, path, (ask, name), lambda home: getattr(home, ask)(name))
+        return _rebased(value, path)
 
     def exported_call(self, name: str) -> Value:
         """What calling this module's ``name`` returns, asked from another module."""

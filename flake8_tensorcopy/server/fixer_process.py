@@ -13,10 +13,10 @@ holds the editor's pipes (the server's stdin and stdout are not inherited): a pr
 that kept the server's stdout open would keep the editor waiting for its end.
 
 What it fixes must be what the fixer would fix in the server: it reads the file's
-project from disk, where the server lays the editor's unsaved buffers over it
-(``Project.overlay``). So a document whose project analysis is on is fixed in the server,
-as before; the others are fixed there with no project (``path`` None), as the server's
-own analysis of them has none. The rules go by code, in the server's order.
+project from disk, with the editor's unsaved buffers laid over it as the server lays them
+(``Project.overlay``): each request carries the buffers of the document's project. A
+document whose project analysis is off is fixed with no project (``path`` None), as the
+server's own analysis of it has none. The rules go by code, in the server's order.
 """
 
 from __future__ import annotations
@@ -40,16 +40,18 @@ class FixerProcess:
         self._lock = threading.Lock()
         self._stopped = False
 
-    def fix_all(self, text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str) -> FixEdits | None:
-        """The fix-all's edits of ``text`` with no project, computed in the process;
-        None when no process could do it (the caller computes them itself)."""
+    def fix_all(self, text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str,
+                path: str | None = None, buffers: dict[str, str] | None = None) -> FixEdits | None:
+        """The fix-all's edits of ``text``, the file at ``path`` whose project has the unsaved
+        ``buffers`` (no path: no project), computed in the process; None when no process
+        could do it (the caller computes them itself)."""
         codes = [rule.code for rule in rules]
         for _ in range(2):  # a process that died (killed, out of memory) is started again once
             pool = self._started()
             if pool is None:
                 return None
             try:
-                return pool.submit(_fix_all, text, codes, unsafe, kept_lines).result()
+                return pool.submit(_fix_all, text, codes, unsafe, kept_lines, path, buffers or {}).result()
             except BrokenProcessPool:
                 self._forget(pool)
         return None
@@ -104,13 +106,19 @@ def _quiet(server: int) -> None:
     threading.Thread(target=watch, name="tensorcopy-parent-watch", daemon=True).start()
 
 
-def _fix_all(text: str, codes: list[str], unsafe: bool, kept_lines: str) -> FixEdits:
+def _fix_all(text: str, codes: list[str], unsafe: bool, kept_lines: str, path: str | None,
+             buffers: dict[str, str]) -> FixEdits:
     from .. import memory
+    from ..analysis import project
     from ..rules import ALL_RULES
     from . import fixes
 
+    located = project.locate(path)
+    if located is not None:
+        located[0].lay_buffers(buffers)
     rules = {rule.code: rule for rule in ALL_RULES}
     try:
-        return fixes.compute_fix_all(text, [rules[code] for code in codes], unsafe, kept_lines, None)
+        return fixes.compute_fix_all(text, [rules[code] for code in codes], unsafe, kept_lines,
+                                     path if located is not None else None)
     finally:
         memory.release_freed()

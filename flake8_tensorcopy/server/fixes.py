@@ -63,13 +63,16 @@ def quick_fix(text: str, finding: engine.Finding, rules: Sequence[type[Rule]], k
 def fix_all(text: str, rules: Sequence[type[Rule]], unsafe: bool, kept_lines: str = "",
             path: str | None = None, elsewhere: Callable[..., FixEdits | None] | None = None) -> FixEdits:
     """Every fix at once (``fixer.fix_source``), as edits. ``elsewhere(text, rules, unsafe,
-    kept_lines)`` computes them with no project (the server's fixer process), for a file
-    whose project analysis is off; None from it: computed here."""
+    kept_lines, path, buffers)`` computes them in the server's fixer process, told the
+    unsaved buffers of the file's project (no path: the project analysis is off); None from
+    it: computed here."""
     key = (text, tuple(rules), unsafe, kept_lines, path, project.generation())
     edits = _FIX_ALLS.get(key)
     if edits is None:
-        if elsewhere is not None and project.locate(path) is None:
-            edits = elsewhere(text, rules, unsafe, kept_lines)
+        if elsewhere is not None:
+            located = project.locate(path)
+            edits = elsewhere(text, rules, unsafe, kept_lines, *(
+                (located[1], located[0].buffers()) if located is not None else (None, {})))
         if edits is None:
             edits = compute_fix_all(text, rules, unsafe, kept_lines, path)
         _FIX_ALLS.put(key, edits, len(text))

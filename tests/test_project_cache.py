@@ -1,0 +1,334 @@
+"""The project analysis's cache: what the project's modules answered, kept in memory for the
+run and on disk for the next one (``analysis/cache.py``, ``Project.ask``).
+
+A warm run parses none of the imported modules and finds the same; an entry that is
+corrupt, truncated, of another version, hostile or being written by several processes at
+once is ignored or rebuilt, never a crash; a module that changes, a module an answer was
+worked out from, or a new module that an import now finds, invalidates what depends on it;
+an answer cut short by the analysis's bounds is never kept; the switches turn it off.
+"""
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_tensorcopy import engine
+from flake8_tensorcopy.analysis import cache, project
+
+HELPERS = """\
+import torch
+
+
+def make_batch(n):
+    return torch.randn(n, 4)
+"""
+
+NET = """\
+import torch
+
+
+class Net:
+    def __init__(self):
+        self.memory = torch.zeros(4)
+
+    def state(self):
+        return self.memory
+"""
+
+TRAIN = """\
+import torch
+
+from pkg.helpers import make_batch
+from pkg.models import Net
+
+batch = make_batch(8)
+kept = torch.tensor(batch)  # TCP005: helpers.make_batch returns a tensor
+net = Net()
+state = torch.tensor(net.state())  # TCP005: through models/__init__.py to net.py
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'demo'\n",
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": HELPERS,
+        "pkg/models/__init__.py": "from .net import Net\n",
+        "pkg/models/net.py": NET,
+        "pkg/train.py": TRAIN,
+    })
+    return tmp_path
+
+
+def a_new_process() -> None:
+    """Forget what this process knows (as a new flake8 run would), writing it out first."""
+    project.save_cache()
+    for known in (project._SUMMARIES, project._ANSWERS):
+        known.clear()
+    project._DIGESTS.clear()
+    project._PROJECTS.clear()
+    project._ROOTS.clear()
+
+
+@pytest.fixture()
+def loads(monkeypatch) -> list[str]:
+    """The modules parsed from here on."""
+    parsed: list[str] = []
+    real = project.Project._load
+
+    def counted(self, path):
+        parsed.append(os.path.basename(path))
+        return real(self, path)
+
+    monkeypatch.setattr(project.Project, "_load", counted)
+    return parsed
+
+
+def found(path: Path) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in engine.lint_source(path.read_text(), path=str(path)))
+
+
+def entries(root: Path) -> list[Path]:
+    return sorted((root / cache.FOLDER_NAME).glob("*.json"))
+
+
+EXPECTED = [(7, "TCP005"), (9, "TCP005")]
+
+
+def test_a_warm_run_parses_no_module_and_finds_the_same(tree: Path, loads: list[str]) -> None:
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    assert sorted(loads) == ["__init__.py", "helpers.py", "net.py"]
+    a_new_process()
+    loads.clear()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    assert loads == []
+    folder = tree / cache.FOLDER_NAME
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"  # git ignores it
+    assert (folder / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert len(entries(tree)) == 3
+
+
+def test_flake8_cold_and_warm_agree_and_leave_valid_entries(tree: Path) -> None:
+    def flake8() -> str:
+        result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TC", "pkg/train.py"], cwd=tree,
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 1, result.stderr
+        return result.stdout
+
+    cold = flake8()
+    assert [line.split()[1] for line in cold.splitlines()] == ["TCP005", "TCP005"]
+    assert entries(tree), "flake8's process wrote what it learnt at its exit"
+    for entry in entries(tree):
+        data = json.loads(entry.read_text())
+        assert data["version"] == cache._version() and data["answers"]
+    assert flake8() == cold
+
+
+HOSTILE_ENTRIES = {
+    "empty": b"",
+    "truncated": None,  # the real entry cut in half
+    "not json": b"\xff\xfe\x00garbage",
+    "another version": None,  # the real entry, its version changed
+    "a list": b"[1, 2, 3]",
+    "values of another kind": None,  # the real entry, each answer's value replaced
+    "nested too deep": b"[" * 200_000 + b"]" * 200_000,
+    "too large": b" " * (cache.MAX_ENTRY_BYTES + 10),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_ENTRIES))
+def test_a_corrupt_entry_is_ignored_and_rebuilt(tree: Path, kind: str) -> None:
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    for entry in entries(tree):
+        real = entry.read_bytes()
+        data = json.loads(real)
+        if kind == "truncated":
+            planted = real[: len(real) // 2]
+        elif kind == "another version":
+            planted = json.dumps({**data, "version": "0" * 32}).encode()
+        elif kind == "values of another kind":
+            data["answers"] = [[question, {"tensor": ["yes", 2, None]}, depends] for question, _, depends in data["answers"]]
+            planted = json.dumps(data).encode()
+        else:
+            planted = HOSTILE_ENTRIES[kind]
+        entry.write_bytes(planted)
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()  # writes the answers again, over what was planted
+    for entry in entries(tree):
+        assert json.loads(entry.read_text())["version"] == cache._version()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_what_is_not_a_plain_file_is_never_read(tree: Path) -> None:
+    """A pipe would block a reader, a link to a device would never end: neither is opened."""
+    a_new_process()
+    found(tree / "pkg/train.py")
+    a_new_process()
+    first, second, third = entries(tree)
+    for entry in (first, second, third):
+        entry.unlink()
+    os.mkfifo(first)
+    second.symlink_to("/dev/zero")
+    third.mkdir()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()  # saving over them fails or replaces them: no exception either way
+
+
+def _save_many(folder: str, worker: int) -> None:
+    disk = cache.DiskCache(folder)
+    for round_ in range(40):
+        disk.save("/project/module.py", "d" * 32, {("exported_call", f"f{worker}_{round_}"): (None, {"/a.py": "e" * 32})})
+
+
+def test_concurrent_writers_never_corrupt_an_entry(tmp_path: Path) -> None:
+    folder = str(tmp_path / "cache")
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    workers = [context.Process(target=_save_many, args=(folder, worker)) for worker in range(6)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    answers = cache.DiskCache(folder).load("/project/module.py", "d" * 32)
+    assert answers and all(value == (None, {"/a.py": "e" * 32}) for value in answers.values())
+    # each process's last answer survives at least in its own last write
+    assert [name for name in os.listdir(folder) if name.endswith(".tmp")] == []
+
+
+def test_flake8_workers_share_the_cache(tree: Path) -> None:
+    for number in range(6):
+        write(tree, {f"pkg/user{number}.py": TRAIN})
+
+    def run(*options: str) -> list[str]:
+        result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TC", *options, "pkg"], cwd=tree,
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 1, result.stderr
+        return sorted(result.stdout.splitlines())
+
+    cold = run("-j", "4")
+    assert len(cold) == 14
+    assert run("-j", "1") == cold == run("-j", "4")
+    for entry in entries(tree):
+        assert json.loads(entry.read_text())["answers"]
+
+
+def test_a_module_that_changes_invalidates_its_answers(tree: Path) -> None:
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    (tree / "pkg/helpers.py").write_text(HELPERS.replace("torch.randn(n, 4)", "[0.0] * n"))
+    assert found(tree / "pkg/train.py") == [(9, "TCP005")]
+
+
+API = """\
+from helpers import make_batch
+
+
+def batch(n):
+    return make_batch(n)
+"""
+USER = """\
+import torch
+
+from lib.api import batch
+
+kept = torch.tensor(batch(8))  # TCP005: api.batch returns what helpers.make_batch does
+"""
+
+
+def test_a_module_an_answer_came_from_invalidates_it(tree: Path) -> None:
+    """What ``api.batch`` returns is worked out from ``helpers.py``: the cached answer of
+    ``api.py``, which does not change, must not outlive a change of ``helpers.py``."""
+    write(tree, {"helpers.py": HELPERS, "lib/api.py": API, "pkg/user.py": USER})
+    a_new_process()
+    assert found(tree / "pkg/user.py") == [(5, "TCP005")]
+    a_new_process()
+    (tree / "helpers.py").write_text(HELPERS.replace("torch.randn(n, 4)", "[0.0] * n"))
+    assert found(tree / "pkg/user.py") == []
+
+
+def test_a_new_module_that_an_import_now_finds_invalidates_it(tree: Path) -> None:
+    """A module imports its siblings first: a ``helpers.py`` added beside ``api.py`` changes
+    what its ``from helpers import make_batch`` finds, though no module read has changed."""
+    write(tree, {"helpers.py": HELPERS, "lib/api.py": API, "pkg/user.py": USER})
+    a_new_process()
+    assert found(tree / "pkg/user.py") == [(5, "TCP005")]
+    a_new_process()
+    write(tree, {"lib/helpers.py": "def make_batch(n):\n    return [0.0] * n\n"})
+    assert found(tree / "pkg/user.py") == []
+
+
+def test_answers_cut_short_are_not_kept(tmp_path: Path) -> None:
+    """A chain longer than a question may follow: asked from its far end, the middle module's
+    answer is cut short; kept, it would make the near end's answer depend on which file was
+    linted first. Both orders give each file's own answer."""
+    depth = project.MAX_HOPS + 3
+    for level in range(depth):
+        body = f"from m{level + 1} import chain\n" if level + 1 < depth else "import torch\n\n\n"
+        body += "def chain():\n    return " + ("chain()\n" if level + 1 < depth else "torch.ones(1)\n")
+        write(tmp_path, {f"m{level}.py": body})
+    near = depth - project.MAX_HOPS  # its chain is as long as a question may follow
+    write(tmp_path, {
+        "setup.py": "",
+        "far.py": "import torch\n\nfrom m0 import chain\n\nv = torch.tensor(chain())\n",
+        "near.py": f"import torch\n\nfrom m{near} import chain\n\nv = torch.tensor(chain())\n",
+    })
+    a_new_process()
+    alone = found(tmp_path / "near.py")
+    assert alone == [(5, "TCP005")]
+    a_new_process()
+    for entry in entries(tmp_path):
+        entry.unlink()
+    assert found(tmp_path / "far.py") == []
+    assert found(tmp_path / "near.py") == alone
+    a_new_process()
+    assert found(tmp_path / "near.py") == alone
+
+
+@pytest.mark.parametrize("switch", ["environment", "configuration", "cli", "flake8"])
+def test_the_cache_can_be_turned_off(tree: Path, switch: str) -> None:
+    environment = {**os.environ}
+    command = [sys.executable, "-m", "flake8", "--select", "TC", "pkg/train.py"]
+    if switch == "environment":
+        environment[project.NO_CACHE_VARIABLE] = "1"
+    elif switch == "configuration":
+        (tree / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\ncache = false\n")
+    elif switch == "cli":
+        command = [sys.executable, "-m", "flake8_tensorcopy", "--no-cache", "pkg/train.py"]
+    else:
+        command.append("--tensorcopy-no-cache")
+    result = subprocess.run(command, cwd=tree, env=environment, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.count("TCP005") == 2
+    assert not (tree / cache.FOLDER_NAME).exists()
+
+
+def test_the_cache_folder_can_be_chosen(tree: Path, tmp_path_factory) -> None:
+    elsewhere = tmp_path_factory.mktemp("caches")
+    (tree / "pyproject.toml").write_text(f"[tool.flake8-tensorcopy]\ncache-dir = {str(elsewhere)!r}\n")
+    result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=tree,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert not (tree / cache.FOLDER_NAME).exists()
+    (own,) = elsewhere.iterdir()  # one folder of its own per project
+    assert list(own.glob("*.json"))
+    (tree / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\ncache-dir = 3\n")
+    result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=tree,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "cache-dir: must be a folder's path" in result.stderr
