@@ -136,6 +136,7 @@ class ArgumentGate(Gate):
         if self.elements and (
             function.facts.value(argument) == Holds.TENSORS
             or (isinstance(argument, ast.Name) and function.facts.receives_tensors(argument.id))
+            or (isinstance(argument, ast.Name) and function.facts.parameter_value(argument.id) == Holds.TENSORS)
         ):
             return True
         if self.elements and isinstance(argument, ast.Name) and argument.id not in seen and any(
@@ -263,7 +264,8 @@ class FunctionFacts:
     def _could_bind_tensor(self, binding) -> bool:
         source = binding.source
         if binding.kind == "param":
-            return source.annotation is not None and self._names_torch(source.annotation)
+            return (source.annotation is not None and self._names_torch(source.annotation)) \
+                or isinstance(self.facts.parameter_value(source.arg), TensorInfo)
         if binding.kind == "value":
             if isinstance(source, ast.AnnAssign):
                 if self._names_torch(source.annotation):

@@ -61,6 +61,7 @@ class Binding:
     info: TensorInfo | None  # inferred when the binding happened
     opaque: bool = False
     tensors: bool = False  # a comprehension that made a list of tensors (judged when bound)
+    parameter: bool = False  # the function's parameter, not rebound yet: what it was passed
 
 
 _OPAQUE = Binding(None, None, opaque=True)
@@ -153,8 +154,9 @@ class Inference:
     def binding(self, name: str) -> Binding | None:
         return self.scopes[-1].get(name)
 
-    def bind(self, name: str, value: cst.BaseExpression | None, info: TensorInfo | None, tensors: bool = False) -> None:
-        self.scopes[-1][name] = Binding(value, info, tensors=tensors)
+    def bind(self, name: str, value: cst.BaseExpression | None, info: TensorInfo | None, tensors: bool = False,
+             parameter: bool = False) -> None:
+        self.scopes[-1][name] = Binding(value, info, tensors=tensors, parameter=parameter)
 
     def bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
@@ -189,19 +191,26 @@ class Inference:
         return []
 
     def _comprehension_of_tensors(self, node: cst.ListComp) -> bool:
-        """``[w / total for w in weights]`` over the rows of a tensor (or a list of tensors)
-        bound here, with an element that is a tensor when ``w`` is one. Judged with the
-        bindings in force where the list is made: ``weights = [... for w in weights]``
-        reads the old ``weights``."""
-        clause = node.for_in
-        if clause.inner_for_in is not None or clause.ifs or not isinstance(clause.target, cst.Name):
-            return False
-        if not (self.is_tensor(clause.iter) or self.holds_tensors(clause.iter)):
-            return False
-        name = clause.target.value
-        self.push(inherit=True, shadowed={name})
+        """A list comprehension whose every element is a tensor: ``[w / total for w in
+        weights]`` over the rows of a tensor (or a list of tensors), with an element that is a
+        tensor when ``w`` is one, or ``[scores[i][j] for i in range(n) for j in ...]`` whatever
+        its variables hold. Judged with the bindings in force where the list is made:
+        ``weights = [... for w in weights]`` reads the old ``weights``."""
+        clause: cst.CompFor | None = node.for_in
+        variables: set[str] = set()
+        while clause is not None:
+            variables.update(bound_names(clause.target))
+            clause = clause.inner_for_in
+        first = node.for_in
+        rows = (
+            first.inner_for_in is None
+            and isinstance(first.target, cst.Name)
+            and (self.is_tensor(first.iter) or self.holds_tensors(first.iter))
+        )
+        self.push(inherit=True, shadowed=variables)
         try:
-            self.bind(name, None, TENSOR)
+            if rows:
+                self.bind(first.target.value, None, TENSOR)
             return self.is_tensor(node.elt)
         finally:
             self.pop()
@@ -309,8 +318,15 @@ class Inference:
             if binding is not None and (binding.info is not None or binding.opaque):
                 return binding.info
             facts = self.facts
-            return facts.name_value(node.value) if facts is not None else None
+            if facts is None:
+                return None
+            if binding is not None and binding.parameter:  # x = torch.tensor(x) reads what was passed
+                return facts.parameter_value(node.value)
+            return facts.name_value(node.value)
         if isinstance(node, cst.Attribute) and self.summary is not None:
+            narrowed = self.binding(dotted_name(node) or "")
+            if narrowed is not None and narrowed.opaque:
+                return None  # if not isinstance(self.anchors, torch.Tensor): ...
             receiver = self.summarised(node.value)
             if isinstance(receiver, Instance):
                 return self.summary.attribute(receiver, node.attr.value)
@@ -331,6 +347,8 @@ class Inference:
             return True
         if isinstance(node, cst.Call):
             return self._sequence_of_tensors(node)
+        if isinstance(node, cst.ListComp):
+            return self._comprehension_of_tensors(node)
         if not isinstance(node, cst.Name):
             return False
         binding, facts = self.binding(node.value), self.facts
@@ -463,7 +481,8 @@ def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:
 
 
 def narrowed_name(test: cst.BaseExpression, imports: ImportTable) -> tuple[str, bool] | None:
-    """(name, holds a tensor where the test is true) for ``isinstance(name, T)``,
+    """(name, holds a tensor where the test is true) for ``isinstance(name, T)`` (the name
+    may be dotted: ``self.anchors``),
     ``type(name) == T`` (or ``is``) and their negations: true for torch's tensor types,
     false for any other type (``np.ndarray``, ``list``, ``int``); None for a mix of both, or
     a test of anything else."""
@@ -477,25 +496,26 @@ def narrowed_name(test: cst.BaseExpression, imports: ImportTable) -> tuple[str, 
         negated ^= isinstance(operator, (cst.NotEqual, cst.IsNot))
         left = call.left
         if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type"
-                and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name)):
+                and len(left.args) == 1):
             return None
-        subject, kinds = left.args[0].value, comparison.comparator
+        subject, kinds = dotted_name(left.args[0].value), comparison.comparator
     elif (
         isinstance(call, cst.Call)
         and isinstance(call.func, cst.Name)
         and call.func.value == "isinstance"
         and len(call.args) == 2
-        and isinstance(call.args[0].value, cst.Name)
     ):
-        subject, kinds = call.args[0].value, call.args[1].value
+        subject, kinds = dotted_name(call.args[0].value), call.args[1].value
     else:
+        return None
+    if subject is None:
         return None
     candidates = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
     tensors = [imports.qualify(c) in TENSOR_ANNOTATIONS | PARAMETER_CONSTRUCTORS for c in candidates]
     if all(tensors):
-        return subject.value, not negated
+        return subject, not negated
     if not any(tensors) and all(isinstance(c, (cst.Name, cst.Attribute)) for c in candidates):
-        return subject.value, negated
+        return subject, negated
     return None
 
 

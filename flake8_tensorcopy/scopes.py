@@ -40,7 +40,7 @@ class ScopeOpener(cst.BatchableCSTVisitor):
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             info = annotation_info(param.annotation, self.inference.imports)
-            self.inference.bind(param.name.value, None, info)
+            self.inference.bind(param.name.value, None, info, parameter=True)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.inference.bind(star.name.value, None, None)
@@ -122,6 +122,9 @@ class ScopeOpener(cst.BatchableCSTVisitor):
         ``enumerate`` and ``reversed`` of those."""
         if self.inference.is_tensor(iterable) and isinstance(target, (cst.Name, cst.Tuple, cst.List)):
             self.inference.bind_target(target, None)
+            facts = self.inference.facts
+            if facts is not None and facts.legacy_scalars:
+                return  # code of PyTorch 0.3 and before: the rows of a 1-d tensor were numbers
             for name in _plain_names(target):
                 self.inference.bind(name, None, TENSOR)
             return

@@ -306,8 +306,9 @@ def test_a_list_that_receives_tensors(fill, flagged):
 @pytest.mark.parametrize("comprehension, flagged", [
     ("[w / total for w in weights]", True),  # reads the weights bound before it: a tensor
     ("[w.item() * 2 for w in weights]", False),
-    ("[w / total for w in weights if w > 0]", False),  # judged only without conditions
-    ("[w / total for w in range(3)]", False),
+    ("[w / total for w in weights if w > 0]", True),  # a condition keeps only some rows: tensors still
+    ("[w / total for w in range(3)]", True),  # a number over a tensor is a tensor, whatever w is
+    ("[w * 2 for w in range(3)]", False),
 ])
 def test_a_comprehension_over_a_tensor_rebinding_its_name(comprehension, flagged):
     source = (

@@ -96,6 +96,16 @@ CASES = [
     ("import torch\ndef f(a: torch.Tensor):\n    pass", "a.chunk(2)", "f", Holds.TENSORS),
     ("import torch\ndef f(a: torch.Tensor):\n    pass", "a.max(1)[0]", "f", TENSOR),
     ("import torch\ndef f(a):\n    pass", "torch.is_tensor(a)", "f", None),
+    # The legacy constructors return a tensor, whatever they are given; a store that converts
+    # the attribute's own value says nothing of what it held before (numpy, set elsewhere).
+    ("import torch\ndef f(xs):\n    x = torch.FloatTensor(xs).cuda()", "x", "f", TENSOR),
+    ("import torch\ndef f(xs):\n    x = torch.Tensor(3, 4)", "x", "f", TENSOR),
+    ("import torch\nclass A:\n    def __init__(self, x):\n        self.x = torch.FloatTensor(x)\n"
+     "    def get(self):\n        pass", "self.x", "A.get", TENSOR),
+    ("import torch\nclass A:\n    def load(self):\n        self.x = torch.FloatTensor(self.x)\n"
+     "    def get(self):\n        pass", "self.x", "A.get", None),
+    ("import numpy as np\nimport torch\nclass A:\n    def __init__(self, x):\n        self.x = np.array(x)\n"
+     "        self.x = torch.FloatTensor(self.x)\n    def get(self):\n        pass", "self.x", "A.get", None),
     # Free names: the enclosing function, then the module.
     ("import torch\nw = torch.ones(1)\ndef f():\n    pass", "w", "f", TENSOR),
     ("import torch\nw = torch.ones(1)\ndef f():\n    w = 3", "w", "f", None),
@@ -204,3 +214,11 @@ ALL_CASES = CASES + TUPLES_AND_INPUTS + COMPREHENSIONS + PARAMETERS
                          ids=[f"{c[1]}@{c[2]}:{i}" for i, c in enumerate(ALL_CASES)])
 def test_summary_value(source, expression, scope, expected):
     assert value_of(source, expression, scope) == expected
+
+
+def test_a_parameter_holds_what_it_was_passed_until_the_function_rebinds_it():
+    source = "import torch\ndef f(x: torch.Tensor, y):\n    x = x.tolist()\n    y = 2\n"
+    facts = ModuleSummary.of(ast.parse(source)).scope("f")
+    assert isinstance(facts.parameter_value("x"), TensorInfo)
+    assert facts.value(ast.Name("x")) is None  # wherever it is read: a tensor or a list
+    assert facts.parameter_value("y") is None

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import bisect
 import enum
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -510,7 +511,7 @@ class ModuleSummary:
         return facts.attribute(name)
 
     # -- what the project's other modules hold -------------------------------------
-    def _located(self, qualified: str) -> tuple[str, str] | None:
+    def located(self, qualified: str) -> tuple[str, str] | None:
         """(the path of the project's module, the name in it) that an imported dotted name
         stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
         if self.project is None:  # the project analysis is off (or the file has no name)
@@ -556,7 +557,7 @@ class ModuleSummary:
         return self._from_import(qualified, "exported_value")
 
     def _from_import(self, qualified: str, ask: str) -> Value:
-        target = self._located(qualified)
+        target = self.located(qualified)
         if target is None:
             return None
         path, name = target
@@ -836,6 +837,7 @@ class _ClassFacts:
         self._in_progress.add(name)
         try:
             values = []
+            grounded = False  # some store says what the attribute holds without reading it
             for method, value in self._stores.get(name, ()):
                 if method is None:  # a class-level annotation
                     values.append(annotation_value(value, self.summary.imports))
@@ -843,7 +845,12 @@ class _ClassFacts:
                     values.append(_EMPTY_LIST)
                 elif value is not None and not _is_none(value):  # `+=` keeps the value; None is Optional
                     values.append(self.summary.facts(method).value(value))
-            value = self._filled_list(name, values) if _EMPTY_LIST in values else join(values)
+                else:
+                    continue
+                grounded = grounded or method is None or not _reads_attribute(value, _receiver_name(method), name)
+            # ``self.x = torch.FloatTensor(self.x)`` alone says nothing of what ``self.x`` held
+            # before it, which is what the reads elsewhere (and the conversion itself) may see.
+            value = None if not grounded else self._filled_list(name, values) if _EMPTY_LIST in values else join(values)
         finally:
             self._in_progress.discard(name)
         self._values[name] = value
@@ -868,6 +875,13 @@ class _ClassFacts:
 def _on(target: ast.expr, receiver: str) -> bool:
     """``self.x`` for the receiver ``self``."""
     return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver
+
+
+def _reads_attribute(value: ast.expr, receiver: str | None, name: str) -> bool:
+    """Whether ``value`` reads ``self.name`` (``receiver`` being ``self``'s name)."""
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == name and _on(node, receiver) for node in ast.walk(value)
+    )
 
 
 def _element_writes(statement: ast.stmt, receiver: str) -> Iterator[tuple[str, ast.expr | _Each]]:
@@ -1099,6 +1113,23 @@ class ScopeFacts:
             self._values[name] = value
         return value
 
+    def parameter_value(self, name: str) -> Value:
+        """What the parameter ``name`` holds when the function is entered, whatever the
+        function binds to the name later (``xyxy = torch.tensor(xyxy)``)."""
+        if name in self._assumed:
+            return self._assumed[name]
+        for binding in self.bindings.get(name, ()):
+            if binding.kind == "param":
+                return self._parameter_value(binding.source)
+        return None
+
+    @functools.cached_property
+    def legacy_scalars(self) -> bool:
+        """Whether the scope reads ``loss.data[0]`` as code written before PyTorch 0.4 did (see
+        ``_legacy_scalar``): code of that age iterated a 1-d tensor into numbers, so what it
+        gets from iterating a tensor is unknown."""
+        return any(type(node) is ast.Subscript and _legacy_scalar(node) for node, *_ in self.summary.own_code(self.scope))
+
     def bound_only_to_results(self, name: str) -> bool:
         """Every binding of ``name`` in this scope is the result of a call that returns a new
         object (``model(x)``, ``a, b = f()``; not ``x.view(...)`` nor ``x.float()``, which may be
@@ -1304,7 +1335,7 @@ class ScopeFacts:
                     return tuple(self._element_of(a) for a in iterable.args)
         value = self.value(iterable)
         if isinstance(value, TensorInfo):
-            return TENSOR  # the rows of a tensor are tensors
+            return None if self.legacy_scalars else TENSOR  # the rows of a tensor are tensors
         if value in _TUPLES_OF_TENSORS:
             return TENSOR
         if value == Holds.LOADER:

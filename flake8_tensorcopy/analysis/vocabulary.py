@@ -72,6 +72,12 @@ PARAMETER_CONSTRUCTORS = frozenset(
 TENSOR_ANNOTATIONS = frozenset(
     {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor"}
 )
+# The legacy constructors: ``torch.Tensor(x)``, ``torch.cuda.LongTensor(x)``. Whatever they are
+# given they return a tensor, which may be ``x`` itself (a tensor of the same type).
+_LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
+LEGACY_CONSTRUCTORS = frozenset(
+    {"torch.Tensor"} | {f"torch.{module}{kind}Tensor" for kind in _LEGACY_TYPES for module in ("", "cuda.")}
+)
 # Words in a name tested by ``if is_best:`` that say a metric improved (a best-model branch).
 METRIC_FLAGS = ("best", "improv")
 # Context managers (and decorators) under which no autograd graph is recorded.
@@ -284,7 +290,7 @@ def torch_function_info(qualified: str, call: CallShape) -> TensorInfo | None:
                 return FRESH
             if prefix == "torch." and name in TORCH_FUNCTIONS:
                 return TENSOR  # may share memory with its argument (from_numpy, as_tensor)
-    return None
+    return TENSOR if qualified in LEGACY_CONSTRUCTORS else None
 
 
 def tensor_method_info(method: str, receiver: TensorInfo, copies: bool) -> TensorInfo | None:

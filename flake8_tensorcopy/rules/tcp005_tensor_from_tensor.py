@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.vocabulary import LEGACY_CONSTRUCTORS
 from ..inference import first_argument, method_call
 from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
 
-_LEGACY_TYPES = "Float Double Half BFloat16 Byte Char Short Int Long Bool".split()
-_LEGACY_CONSTRUCTORS = frozenset(
-    f"torch.{module}{kind}Tensor" for kind in _LEGACY_TYPES for module in ("", "cuda.")
-)
+_LEGACY_CONSTRUCTORS = LEGACY_CONSTRUCTORS - {"torch.Tensor"}
 
 
 class TensorFromTensor(Rule):
@@ -139,6 +137,13 @@ class TensorFromTensor(Rule):
         Example("import torch\ndef f(pred):\n    for i, det in enumerate(pred):\n"
                 "        classes = det[:, 5].unique()\n        for *xyxy, conf, cls in reversed(det):\n"
                 "            box = torch.tensor(xyxy)\n", [(6, 19)]),
+        # A comprehension whose element is a tensor whatever its variables hold.
+        Example("import torch\ndef best(logits, beams):\n    rows = []\n    for x in logits:\n"
+                "        rows.append(torch.log_softmax(x, -1))\n"
+                "    return torch.tensor([rows[i][b] for i, b in enumerate(beams)])\n", [(6, 12)]),
+        # What a legacy constructor returns is a tensor, whatever it was given.
+        Example("import torch\ndef roots(joints, device):\n    points = torch.Tensor(joints).to(device).float()\n"
+                "    return torch.tensor(points[:, 0])\n", [(4, 12)]),
     )
     clean = (
         "import torch\ndef f():\n    return torch.tensor([1.0, 2.0]), torch.Tensor(3, 4)\n",
@@ -166,6 +171,20 @@ class TensorFromTensor(Rule):
         "        for *xyxy, conf, cls in det.tolist():\n            box = torch.tensor(xyxy)\n",
         "import torch\ndef f(pred):\n    for i, det in enumerate(pred):\n        n = det[:, 5].sum()\n"
         "        for *xyxy, conf, cls in det:\n            box = torch.tensor(xyxy)\n",
+        "import torch\ndef f(t: torch.Tensor, n):\n"
+        "    return torch.tensor([t[i].item() for i in range(n)]), torch.tensor([i * 2 for i in range(n)])\n",
+        # Code written before PyTorch 0.4 (``value.data[0]`` was a number): iterating a 1-d
+        # tensor gave numbers.
+        "import torch\ndef finish(values, rewards):\n    rewards = torch.Tensor(rewards)\n"
+        "    for value, reward in zip(values, rewards):\n        diff = reward - value.data[0]\n"
+        "        yield torch.Tensor([reward])\n",
+        # A conversion of the attribute's own value (set by unpacking, which says nothing) says
+        # nothing of what it held before; a type test says the attribute is no tensor here.
+        "import torch\nclass Sampler:\n    def __init__(self, load):\n        (self.adj, self.features) = load()\n"
+        "        self.features = torch.FloatTensor(self.features)\n",
+        "import torch\nclass Region:\n    def __init__(self, anchors):\n        self.anchors = torch.FloatTensor(anchors)\n"
+        "    def forward(self, x):\n        if not isinstance(self.anchors, torch.Tensor):\n"
+        "            self.anchors = torch.FloatTensor(self.anchors)\n        return x\n",
         # Used as a tensor in one arm of an `if` only: the test tells what the parameter holds.
         "import torch\nclass Prior:\n    def record(self, usage, index=None):\n        if index is None:\n"
         "            self.counts = usage.log()\n        else:\n            self.counts[index] = torch.tensor(usage).log()\n",
