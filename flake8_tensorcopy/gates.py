@@ -247,6 +247,20 @@ class FunctionFacts:
         return bindings
 
     @functools.cached_property
+    def unpacked_bindings(self) -> dict[str, list[ast.expr]]:
+        """What the scope's own code unpacks into each name from a display (``a, b = x, y``)."""
+        bindings: dict[str, list[ast.expr]] = {}
+        for node, _ in self.own_nodes:
+            if not isinstance(node, ast.Assign) or not isinstance(node.value, (ast.Tuple, ast.List)):
+                continue
+            for target in node.targets:
+                if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(node.value.elts):
+                    for name, element in zip(target.elts, node.value.elts):
+                        if isinstance(name, ast.Name):
+                            bindings.setdefault(name.id, []).append(element)
+        return bindings
+
+    @functools.cached_property
     def under_metric_test(self) -> set[int]:
         """id() of the scope's own nodes that an ``if`` on a metric holds (its test included)."""
         return {id(node) for node, _, branched, _, _ in self._walk if branched}
@@ -964,11 +978,8 @@ class AccumulationGate(Gate):
             # any of the scope's plain bindings may be that one, or none is (a parameter).
             if depth >= 3:
                 return False, frozenset({node.id})
-            graphs = [
-                graph
-                for value in function.plain_bindings.get(node.id, ())
-                if (graph := self._graph(value, function, depth + 1)) is not None
-            ]
+            values = [*function.plain_bindings.get(node.id, ()), *function.unpacked_bindings.get(node.id, ())]
+            graphs = [graph for value in values if (graph := self._graph(value, function, depth + 1)) is not None]
             return any(loss for loss, _ in graphs), frozenset({node.id}).union(*(names for _, names in graphs))
         if isinstance(node, ast.Attribute):
             dotted = _dotted(node)
@@ -985,6 +996,9 @@ class AccumulationGate(Gate):
             if method is not None and method[1] in GRAPH_PRESERVING:
                 return self._graph(method[0], function, depth + 1)
             return False, frozenset()  # an opaque call: no evidence either way
+        if isinstance(node, ast.Subscript):  # an entry of a loss function's result, as the rule
+            graph = self._graph(node.value, function, depth + 1)
+            return None if graph is None else (False, graph[1] if graph[0] else frozenset())
         if isinstance(node, ast.BinOp):
             parts = [node.left, node.right]
         elif isinstance(node, ast.UnaryOp):
@@ -1019,14 +1033,19 @@ def _accumulated(node: ast.AST) -> list[tuple[str, ast.expr]]:
 
 
 def _fed(sinks: set[str], nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> set[str]:
-    """``sinks`` and every name assigned (``a = ...``, ``a, b = ...``) into one of them,
-    transitively: a subset of what the rule follows, so the gate skips nothing it flags."""
+    """``sinks`` and every name assigned (``a = ...``, ``a, b = ...``, ``a += ...``) into one
+    of them, transitively: what the rule follows, so the gate skips nothing it flags."""
     feeds = [
         (name, node.value)
         for node, _ in nodes
         if isinstance(node, ast.Assign)
         for target in node.targets
         for name, _ in target_paths(target)
+    ]
+    feeds += [
+        (node.target.id, node.value)
+        for node, _ in nodes
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
     ]
     reached, grown = set(sinks), True
     while grown:

@@ -256,6 +256,12 @@ class Inference:
         self.qualnames.pop()
 
     @property
+    def qualname(self) -> str | None:
+        """The current scope's qualified name in the module summary (None when it has none)."""
+        qualname, summarised = self.qualnames[-1]
+        return qualname if summarised else None
+
+    @property
     def facts(self) -> ScopeFacts | None:
         """The summary's facts of the current scope (None when it has none)."""
         qualname, summarised = self.qualnames[-1]

@@ -15,6 +15,7 @@ import pytest
 
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.analysis import project
+from flake8_tensorcopy.rules import ALL_RULES
 
 MODELS_NET = """\
 import torch
@@ -509,3 +510,43 @@ def test_in_place_collectives_are_torch_functions() -> None:
 
     for qualified in IN_PLACE_COLLECTIVES:
         assert callable(getattr(torch.distributed, qualified.rpartition(".")[2])), qualified
+
+
+CALLER_DROPS = """\
+class Agent:
+    def act(self, obs):
+        pi = self.actor(obs)
+        return self.noisy(pi)
+
+    def noisy(self, pi):
+        action = pi.cpu().numpy()
+        action += 0.1
+        return action
+
+    def kept(self, obs):
+        q = self.critic(obs)
+        self.shift(q)
+        return q
+
+    def shift(self, q):
+        values = q.cpu().numpy()
+        values -= 1  # TCP010: the caller returns q
+
+    def flat(self):
+        self.scale(self.buffer.view(-1))
+
+    def scale(self, t):
+        a = t.numpy()
+        a *= 2  # TCP010: a view of the caller's buffer
+"""
+
+
+def test_a_write_into_what_every_caller_drops_changes_no_one_s_tensor(tmp_path: Path) -> None:
+    """TCP010: ``noisy`` writes through its parameter's array, but its only caller passes a
+    model's output that it never reads again; ``shift``'s caller returns the tensor, and
+    ``scale``'s passes a view of its own."""
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    (tmp_path / "agent.py").write_text(CALLER_DROPS)
+    (rule,) = [rule for rule in ALL_RULES if rule.code == "TCP010"]
+    findings = engine.lint_source(CALLER_DROPS, path=str(tmp_path / "agent.py"), rules=[rule])
+    assert sorted((f.line, f.code) for f in findings) == expected(CALLER_DROPS)

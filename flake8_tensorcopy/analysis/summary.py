@@ -606,6 +606,14 @@ class ModuleSummary:
         return value
 
     def _passed_value(self, qualname: str, parameter: str) -> Value:
+        arguments = self.passed_arguments(qualname, parameter)
+        return join([self.facts(scope).value(argument) for argument, scope in arguments]) if arguments else None
+
+    def passed_arguments(self, qualname: str, parameter: str) -> list[tuple[ast.expr, ast.AST]] | None:
+        """What each call the file makes to its function ``qualname`` passes for ``parameter``,
+        with the scope the call is made in; None where :meth:`passed_to` knows nothing."""
+        if self.project is None:  # callers are read with the project (``project = true``)
+            return None
         function = self.definition(qualname)
         if not isinstance(function, FUNCTION_DEFS) or function.decorator_list:
             return None
@@ -616,24 +624,18 @@ class ModuleSummary:
         signature = _Signature(function, method=cls is not None)
         if parameter not in signature.names or not self._named_again(self.qualname(cls) if name == "__init__" else name):
             return None
-        calls = self._calls_to(name, cls, signature)
-        values = self._arguments(calls, signature, parameter) if calls else None
-        return join(values) if values else None
+        arguments = []
+        for call, scope in self._calls_to(name, cls, signature) or ():
+            argument = signature.argument(call, parameter)
+            if argument is None:
+                return None  # the default, or *args/**kwargs
+            arguments.append((argument, scope))
+        return arguments or None
 
     def _named_again(self, name: str) -> bool:
         """Whether the source may spell ``name`` more than once (the definition): else the
         file makes no call to it, and no walk is needed to know."""
         return self._source is None or self._source.count(name) > 1
-
-    def _arguments(self, calls: list[tuple[ast.Call, ast.AST]], signature: _Signature, parameter: str) -> list[Value] | None:
-        """What each of ``calls`` passes for ``parameter``; None when one passes nothing known."""
-        values = []
-        for call, scope in calls:
-            argument = signature.argument(call, parameter)
-            if argument is None:
-                return None
-            values.append(self.facts(scope).value(argument))
-        return values
 
     def _calls_to(self, name: str, cls: ast.ClassDef | None, signature: _Signature) -> list | None:
         """The calls of the file that reach the function ``name`` (a method of ``cls``),

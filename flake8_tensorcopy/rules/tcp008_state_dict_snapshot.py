@@ -34,6 +34,7 @@ class _Candidate:
 @dataclass
 class _Frame:
     loop_base: int
+    constructor: bool = False  # an ``__init__``: nothing it was given has been stepped by it yet
     training: bool = False
     # When the weights moved, and which modules: `.backward()`/`.step()`, or a write to a
     # parameter or through `.data` (positions, for snapshots taken outside loops and
@@ -112,7 +113,8 @@ class StateDictSnapshot(Rule):
         "through `.data`) and it is read or loaded after that; one kept on an attribute "
         "(`self.best = model.state_dict()` in an early-stopping helper) when the file loads that "
         "attribute back anywhere (`model.load_state_dict(stopper.best)`); one compared with a later state_dict of the "
-        "same module (`assert before != after`: the same tensors twice). Training moves only the modules of the "
+        "same module (`assert before != after`: the same tensors twice). An optimizer's state_dict taken in an "
+        "`__init__` that does not train is not flagged: its state is still empty. Training moves only the modules of the "
         "optimizers a function builds, when every step in it is theirs (a federated client's "
         "snapshot of the global model is not moved by its own optimizer), and a name bound again "
         "before a read holds the new value. {accuracy} Misses there include `{k: v.cpu() ...}`; "
@@ -183,6 +185,19 @@ class StateDictSnapshot(Rule):
             "            best = copy.deepcopy(model.state_dict())\n    model.load_state_dict(best)\n",
             [(3, 12)],
         ),
+        Example(  # a model's weights taken in a constructor, restored later: flagged
+            "class Averager:\n    def __init__(self, model):\n        self.initial = model.state_dict()\n\n"
+            "    def reset(self, model):\n        model.load_state_dict(self.initial)\n",
+            [(3, 24)],
+        ),
+        Example(  # an optimizer's state after a resume is live; in the constructor it is empty
+            "class Wrapper:\n    def __init__(self, optimizer):\n        self._optimizer = optimizer\n"
+            "        self.initial_state = self._optimizer.state_dict()\n\n"
+            "    def load_state_dict(self, state):\n        self._optimizer.load_state_dict(state)\n"
+            "        self.initial_state = self._optimizer.state_dict()\n\n"
+            "    def sync(self):\n        self._optimizer.load_state_dict(self.initial_state)\n",
+            [(8, 30)],
+        ),
         Example(  # a test that the forward pass leaves batch-norm alone: it can never fail
             "import torch\ndef check(model, x):\n    before = model[1].state_dict()\n    model(x)\n"
             "    after = model[1].state_dict()\n"
@@ -223,6 +238,10 @@ class StateDictSnapshot(Rule):
         "import torch\ndef f(net, c_global, data):\n    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
         "    c = c_global.state_dict()\n    for x in data:\n        net(x).sum().backward()\n        opt.step()\n"
         "        print(c)\n",
+        # An optimizer's state_dict taken in its wrapper's constructor: no step yet, no state to alias.
+        "class Wrapper:\n    def __init__(self, optimizer):\n        self._optimizer = optimizer\n"
+        "        self.initial_state = self._optimizer.state_dict()\n\n"
+        "    def sync(self):\n        self._optimizer.load_state_dict(self.initial_state)\n",
         # Bound again before every later read: what is read is the new state_dict.
         "def f(models, opt, data, average):\n    for m in models:\n        sd = m.state_dict()\n"
         "        sd.update(average)\n        m.load_state_dict(sd)\n    for m in models:\n"
@@ -250,7 +269,7 @@ class StateDictSnapshot(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.not_reads.add(id(node.name))
-        self.frames.append(_Frame(len(self.context.loops)))
+        self.frames.append(_Frame(len(self.context.loops), constructor=node.name.value == "__init__"))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.frames.pop()
@@ -471,6 +490,8 @@ class StateDictSnapshot(Rule):
         for candidate in frame.candidates:
             if candidate.holder[0] == "name" and candidate.holder[1] in frame.written_through:
                 continue  # written into: the function uses it to change the weights, not to keep them
+            if frame.constructor and not frame.training and _is_optimizer(candidate.module):
+                continue  # an optimizer's state taken as it is handed over: empty, it aliases nothing
             if _compared_with_later(frame, candidate):
                 self.report(candidate.value, _COMPARED, fix=self._fix(candidate.value))
                 continue
@@ -618,6 +639,13 @@ def _related(frame: _Frame, module: str | None, modules: frozenset[str]) -> bool
         if root in frame.sources.get(_root(other), ()) or _root(other) in frame.sources.get(root, ()):
             return True
     return False
+
+
+def _is_optimizer(module: str | None) -> bool:
+    """``self._optimizer``, ``opt_g``: named as an optimizer (a model's state_dict always
+    holds its weights, an optimizer's only the state its steps have made)."""
+    name = (module or "").rpartition(".")[2].lower()
+    return "optim" in name or "opt" in name.strip("_").split("_")
 
 
 def _root(dotted: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import libcst as cst
 
@@ -46,6 +47,9 @@ class _Frame:
     detached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # n = n.detach()
     evaluates: bool = False  # puts a model in eval mode: what it returns is a metric, not a loss
     rebound: dict[str, list[tuple[tuple[int, ...], int]]] = field(default_factory=dict)
+    # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
+    unpacked: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    loss_results: set[str] = field(default_factory=set)  # info = vae.loss_function(...)
 
 
 class GraphAccumulation(Rule):
@@ -70,8 +74,8 @@ class GraphAccumulation(Rule):
         "graph into something that outlives the iteration: `total += v`, `total = total + v`, "
         "`losses.append(v)` / `.extend` / `.insert`, or `history[k] = v`, where the holder is not "
         "reset inside the loop. Evidence for `v`: it is (built from) the receiver of `.backward()` "
-        "in the same loop or a term of it (`loss = task + reg`, then `loss.backward()`: `task` and "
-        "`reg`, not the loss function's arguments), or, in a loop over batches (`for x, y in val_loader`, `for batch in data`), "
+        "in the same loop or a term of it (`loss = task + reg` or `loss += reg`, then `loss.backward()`: "
+        "`task` and `reg`, not the loss function's arguments), or, in a loop over batches (`for x, y in val_loader`, `for batch in data`), "
         "the result of a loss function called on two or more arguments (`criterion(out, y)`, "
         "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`). Not flagged under "
         "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
@@ -120,6 +124,20 @@ class GraphAccumulation(Rule):
             "        loss = task + self.alpha * self.model.penalty()\n        loss.backward()\n",
             [(5, 23)],
         ),
+        # Added into the backpropagated loss with ``+=``: a term of it too.
+        Example(
+            "def f(self, steps):\n    total = 0\n    for _ in range(steps):\n        x, y = self.sample()\n"
+            "        loss = self.loss(self.model(x), y)\n        term = self.model.penalty()\n"
+            "        total += term\n        loss += term\n        loss.backward()\n",
+            [(7, 18)],
+        ),
+        # An entry of a loss function's result whose "loss" entry is backpropagated each step.
+        Example(
+            "def f(self, steps):\n    kld_total = 0\n    for _ in range(steps):\n        x = self.sample()\n"
+            "        info = self.vae.loss_function(self.vae(x), x)\n"
+            "        loss, kld = info[\"loss\"], info[\"kld\"]\n        kld_total += kld\n        loss.backward()\n",
+            [(7, 22)],
+        ),
         Example(
             "def f(model, data, loss_fn):\n    losses = []\n    for x, y in data:\n"
             "        losses.append(loss_fn(model(x), y))\n    print(sum(losses))\n",
@@ -136,6 +154,17 @@ class GraphAccumulation(Rule):
             "        loss = torch.nn.MSELoss()(model(x), y)\n        loss.backward()\n"
             "        history[i] = loss\n",
             [(7, 22)],
+        ),
+        Example(  # unpacked from what the model returns, then backpropagated
+            "def f(model, data, opt):\n    total = 0\n    for _ in range(10):\n        res = model(data)\n"
+            "        loss, aux = res[\"loss\"], res[\"aux\"]\n        loss.backward()\n        total += loss\n",
+            [(7, 18)],
+        ),
+        Example(  # Variable(volatile=True) is a no-op since PyTorch 0.4: not no_grad
+            "from torch.autograd import Variable\ndef validate(model, val_loader, criterion):\n    model.eval()\n"
+            "    total = 0\n    for x, y in val_loader:\n        x = Variable(x, volatile=True)\n"
+            "        total += criterion(model(x), y)\n    return total\n",
+            [(7, 18)],
         ),
         Example(  # an evaluation outside no_grad: every batch's graph, activations included
             "def evaluate(model, loader, criterion):\n    model.eval()\n    total = 0\n"
@@ -172,6 +201,18 @@ class GraphAccumulation(Rule):
         "        out.sum().backward()\n        correct += (out.argmax(1) == y).sum()\n",
         "def f(model, data, criterion):\n    for x, y in data:\n        total = 0\n"
         "        total += criterion(model(x), y)\n        print(total)\n",
+        # A loss of detached values carries no graph.
+        "def f(model, opt, data, criterion):\n    history = []\n    for x, y in data:\n        out = model(x)\n"
+        "        loss = criterion(out, y)\n        loss.backward()\n        opt.step()\n"
+        "        history.append(criterion(out.detach(), y.detach()))\n",
+        # An entry of what the model returns, not of a loss function's result: not known to carry a graph.
+        "def f(self, steps):\n    acc_total = 0\n    for _ in range(steps):\n        x = self.sample()\n"
+        "        out = self.vae(x)\n        loss, acc = out[\"loss\"], out[\"acc\"]\n        acc_total += acc\n"
+        "        loss.backward()\n",
+        # Terms of a loss backpropagated once, after the loop: one graph, not one an iteration.
+        "def f(model, heads, x):\n    loss = 0\n    parts = []\n    for head in heads:\n"
+        "        term = head(x).mean()\n        parts.append(term)\n        loss += term\n"
+        "    loss.backward()\n    return parts\n",
         "import numpy as np\ndef f(model, data, criterion, history):\n    for x, y in data:\n"
         "        loss = criterion(model(x), y)\n        loss.backward()\n"
         "        loss = np.mean([loss.item()])\n        history.append(loss)\n",
@@ -232,6 +273,8 @@ class GraphAccumulation(Rule):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
             self._accumulation(dotted_name(container_of(node.target)), node.value, node)
+            if isinstance(node.target, cst.Name):  # loss += term; loss.backward(): term is backpropagated
+                self.frames[-1].feeds.append((node.target.value, node.value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         frame = self.frames[-1]
@@ -242,8 +285,17 @@ class GraphAccumulation(Rule):
             for name in bound_names(target.target):
                 frame.rebound.setdefault(name, []).append((loops, id(node)))
                 frame.feeds.append((name, node.value))
+                frame.unpacked.pop(name, None)
                 if _detaches(node.value):
                     frame.detached.append((name, loops))  # loss = loss.detach()
+            if isinstance(target.target, cst.Name):
+                if isinstance(node.value, cst.Call) and _is_loss_call(node.value):
+                    frame.loss_results.add(target.target.value)
+                else:
+                    frame.loss_results.discard(target.target.value)
+            unpacked = _unpacked(target.target, node.value)
+            frame.unpacked.update(unpacked)
+            frame.feeds.extend(unpacked.items())  # loss, kld = info["loss"], info["kld"]: one each
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
@@ -271,6 +323,7 @@ class GraphAccumulation(Rule):
         loops = tuple(id(l) for l in self._loops())
         for name in bound_names(node.target):
             frame.rebound.setdefault(name, []).append((loops, id(node)))
+            frame.unpacked.pop(name, None)
 
     # -- accumulations ------------------------------------------------------------------
     def _accumulation(self, holder: str | None, value: cst.BaseExpression, statement: cst.CSTNode) -> None:
@@ -288,9 +341,9 @@ class GraphAccumulation(Rule):
         if depth > 4:
             return False, frozenset()
         if isinstance(node, cst.Name):
-            binding = self.inference.binding(node.value)
-            if binding is not None and binding.value is not None and depth < 3:
-                inner = self._evidence(binding.value, depth + 1)
+            value = self._bound_value(node)
+            if value is not None and depth < 3:
+                inner = self._evidence(value, depth + 1)
                 if inner is None:
                     return None
                 return inner[0], inner[1] | {node.value}
@@ -302,6 +355,8 @@ class GraphAccumulation(Rule):
             return False, frozenset({dotted} if dotted else ())
         if isinstance(node, cst.Call):
             if _is_loss_call(node):
+                if all(self._detached(arg.value) for arg in node.args):
+                    return None  # criterion(pred.detach(), y.detach()): of values with no graph
                 return (not self._plain_own_function(node.func)), frozenset()
             if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(PLAIN_MODULES):
                 return None
@@ -311,6 +366,14 @@ class GraphAccumulation(Rule):
             if isinstance(node.func, cst.Name) and node.func.value in PLAIN_BUILTINS:
                 return None
             return False, frozenset()  # an opaque call: no evidence either way
+        if isinstance(node, cst.Subscript):
+            # An entry of a loss function's result (``info["kld"]`` of ``info = vae.loss_function(...)``)
+            # is tied to the loss through its container; it may be a detached item for logging, so
+            # it is no loss by itself. An entry of anything else: no evidence either way.
+            inner = self._evidence(node.value, depth + 1)
+            if inner is None:
+                return None
+            return False, inner[1] if inner[0] else frozenset()
         if isinstance(node, cst.BinaryOperation):
             parts = [self._evidence(node.left, depth + 1), self._evidence(node.right, depth + 1)]
         elif isinstance(node, cst.UnaryOperation):
@@ -325,6 +388,16 @@ class GraphAccumulation(Rule):
         if not parts:
             return None
         return any(p[0] for p in parts), frozenset().union(*(p[1] for p in parts))
+
+    def _bound_value(self, name: cst.Name) -> cst.BaseExpression | None:
+        binding = self.inference.binding(name.value)
+        return None if binding is None else binding.value or self.frames[-1].unpacked.get(name.value)
+
+    def _detached(self, node: cst.BaseExpression) -> bool:
+        """``x.detach()``, ``x.item()``, a literal, or a name bound to one: evidently no graph."""
+        if isinstance(node, cst.Name) and (value := self._bound_value(node)) is not None:
+            node = value
+        return _detaches(node) or isinstance(node, (cst.Integer, cst.Float, cst.BaseString))
 
     # -- judgement ----------------------------------------------------------------------
     def _plain_own_function(self, func: cst.BaseExpression) -> bool:
@@ -344,7 +417,8 @@ class GraphAccumulation(Rule):
         # What each backward reaches: its receiver and the operands assigned into it
         # (`loss = train_loss + reg; loss.backward()` backpropagates through train_loss; not
         # through a call's arguments: `loss = criterion(out, labels)` says nothing of labels).
-        backward = [(_closure(set(keys), frame.feeds, _operands), loops) for keys, loops in frame.backward] \
+        operands = partial(_operands, loss_results=frame.loss_results)
+        backward = [(_closure(set(keys), frame.feeds, operands), loops) for keys, loops in frame.backward] \
             if frame.candidates else []
         for candidate in frame.candidates:
             loop = id(candidate.loop)
@@ -392,22 +466,38 @@ def _closure(sinks: set[str], feeds: list[tuple[str, cst.BaseExpression]], names
     return reached
 
 
-def _operands(node: cst.BaseExpression) -> set[str]:
+def _operands(node: cst.BaseExpression, loss_results: set[str]) -> set[str]:
     """The names a value is computed from by arithmetic (``a + w * b``, ``-a``, ``a.mean()``):
-    what a graph through the value runs through; not a call's arguments nor what is detached."""
+    what a graph through the value runs through; not a call's arguments nor what is detached,
+    nor an entry of a container unless it is one of ``loss_results`` (a loss function's)."""
     if isinstance(node, cst.Name):
         return {node.value}
     if isinstance(node, cst.Attribute):
         dotted = dotted_name(node)
         return {dotted} if dotted and node.attr.value not in DETACHING else set()
     if isinstance(node, cst.BinaryOperation):
-        return _operands(node.left) | _operands(node.right)
+        return _operands(node.left, loss_results) | _operands(node.right, loss_results)
     if isinstance(node, cst.UnaryOperation):
-        return _operands(node.expression)
+        return _operands(node.expression, loss_results)
+    if isinstance(node, cst.Subscript):  # info["loss"]: through a loss function's result
+        container = dotted_name(node.value)
+        return {container} if container in loss_results else set()
     called = method_call(node) if isinstance(node, cst.Call) else None
     if called is not None and called[1] in GRAPH_PRESERVING:
-        return _operands(called[0])
+        return _operands(called[0], loss_results)
     return set()
+
+
+def _unpacked(target: cst.BaseExpression, value: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
+    """``a, b = x, y``: each name with the element it receives."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return {}
+    pairs = list(zip(target.elements, value.elements))
+    if len(target.elements) != len(value.elements) or any(
+        isinstance(part, cst.StarredElement) for pair in pairs for part in pair
+    ):
+        return {}
+    return {name.value.value: element.value for name, element in pairs if isinstance(name.value, cst.Name)}
 
 
 def _fix(value: cst.BaseExpression) -> Fix | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
@@ -54,6 +55,7 @@ class _Frame:
     """One function: its caller's names, and the names bound to aliasing arrays."""
 
     docstring: str
+    qualname: str | None  # in the module summary (None: not summarised)
     visible: set[str]  # names that hold the caller's tensors (or containers of them)
     aliases: dict[str, _Alias]
     returned: set[str]  # names the function returns while they hold no alias (tensors)
@@ -111,8 +113,9 @@ class NumpyAliasWrite(Rule):
         "`.clone()`, `.copy()`, `.astype()`, arithmetic or `np.array(...)` (copies), an advanced "
         "index, a gradient (`p.grad.numpy()`, written through on purpose), and deliberate "
         "write-through: a function that returns the tensor it wrote through, or whose docstring "
-        "says it works in place. A `.to(...)`, `.float()` or `.reshape()` in the chain copies "
-        "for some devices, dtypes or layouts: the finding still stands, the write changes the "
+        "says it works in place; with the project analysis, a parameter for which every call in "
+        "the file passes a tensor the caller made and never reads again (`pi = actor(obs); "
+        "act(pi)`). A `.to(...)`, `.float()` or `.reshape()` in the chain copies for some devices, dtypes or layouts: the finding still stands, the write changes the "
         "caller's tensor whenever no conversion was needed.",
         fix_safety="Unsafe (the caller's tensor no longer changes, which is the point, but code "
         "that relied on the write-through would break): `.numpy()` becomes `.numpy().copy()`.",
@@ -170,12 +173,13 @@ class NumpyAliasWrite(Rule):
         every = (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg)
         docstring = node.get_docstring(clean=False) or ""
         visible = {p.name.value for p in every if isinstance(p, cst.Param)}
-        self.frames.append(_Frame(docstring.lower(), visible, {}, set(), []))
+        # The qualname, not the facts: asking the summary for them would cost the language server its reuse.
+        self.frames.append(_Frame(docstring.lower(), self.inference.qualname, visible, {}, set(), []))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.frames.pop()
         for write, alias in frame.writes:
-            if not self._on_purpose(frame, alias):
+            if not self._on_purpose(frame, alias) and not self._callers_drop(frame, alias):
                 self._report(write, alias)
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -287,6 +291,15 @@ class NumpyAliasWrite(Rule):
         return alias.root in frame.returned or any(
             words in frame.docstring for words in _WRITES_ON_PURPOSE
         )
+
+    def _callers_drop(self, frame: _Frame, alias: _Alias) -> bool:
+        """Every call of the file passes, for the parameter written through, a value its
+        caller made and never reads again (``pi = actor(obs); act(pi)``): no one sees the write."""
+        summary = self.inference.summary
+        if summary is None or frame.qualname is None or alias.root != alias.root_name:
+            return False
+        arguments = summary.passed_arguments(frame.qualname, alias.root)
+        return bool(arguments) and all(_dropped(argument, scope) for argument, scope in arguments)
 
     # -- chains -------------------------------------------------------------------
     def _alias_of(self, value: cst.BaseExpression) -> _Alias | None:
@@ -445,3 +458,30 @@ _MODULE = cst.Module(body=[])
 
 def _code(node: cst.CSTNode) -> str:
     return _MODULE.code_for_node(node)
+
+
+def _dropped(argument: ast.expr, scope: ast.AST) -> bool:
+    """``argument`` is a call's result, or a name that ``scope`` binds only to calls' results
+    and reads nowhere else: what the callee does to it, no one else sees."""
+    if isinstance(argument, ast.Call):
+        return _made(argument)
+    if not isinstance(argument, ast.Name):
+        return False
+    name = argument.id
+    reads = stores = 0
+    assigned = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name:
+            reads += isinstance(node.ctx, ast.Load)
+            stores += not isinstance(node.ctx, ast.Load)
+        elif isinstance(node, ast.arg) and node.arg == name:
+            return False  # the caller's own parameter: its caller's tensor
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            assigned.append(node.value)
+    made = all(isinstance(value, ast.Call) and _made(value) for value in assigned)
+    return reads == 1 and stores == len(assigned) > 0 and made
+
+
+def _made(call: ast.Call) -> bool:
+    """A new tensor (``actor(obs)``), not a view or conversion of another (``t.view(-1)``, ``t.cpu()``)."""
+    return not (isinstance(call.func, ast.Attribute) and call.func.attr in VIEW_METHODS | CONVERSION_METHODS)
