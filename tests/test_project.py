@@ -174,7 +174,7 @@ def main(unknown):
 """
 
 
-ENABLED = "[project]\nname = 'demo'\n\n[tool.flake8-tensorcopy]\nproject = true\n"  # the default, said
+ENABLED = "[project]\nname = 'demo'\n\n[tool.flake8-tensorcopy]\nproject = true\n"
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -225,9 +225,9 @@ def test_the_file_alone_knows_none_of_it(tree: Path) -> None:
     assert engine.lint_source(TRAIN) == []
 
 
-def test_the_project_is_not_read_when_turned_off(tree: Path) -> None:
-    """On by default; with ``project = false`` the file is read alone, in flake8 and the CLI
-    alike; the CLI's configuration accepts the key."""
+def test_the_project_is_read_only_when_turned_on(tree: Path) -> None:
+    """Off by default (its cost): without ``project = true`` the file is read alone, as
+    before, in flake8 and the CLI alike; the CLI's configuration accepts the key."""
     (tree / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = false\n")
     elsewhere = tree.parent / f"{tree.name}-off"
     tree.rename(elsewhere)  # a new root: what was found of the old one is not reused

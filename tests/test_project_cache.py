@@ -53,6 +53,9 @@ state = torch.tensor(net.state())  # TCP005: through models/__init__.py to net.p
 """
 
 
+ON = "[tool.flake8-tensorcopy]\nproject = true\n"
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = root / name
@@ -63,7 +66,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 @pytest.fixture()
 def tree(tmp_path: Path) -> Path:
     write(tmp_path, {
-        "pyproject.toml": "[project]\nname = 'demo'\n",
+        "pyproject.toml": ON,
         "pkg/__init__.py": "",
         "pkg/helpers.py": HELPERS,
         "pkg/models/__init__.py": "from .net import Net\n",
@@ -285,7 +288,7 @@ def test_answers_cut_short_are_not_kept(tmp_path: Path) -> None:
         write(tmp_path, {f"m{level}.py": body})
     near = depth - project.MAX_HOPS  # its chain is as long as a question may follow
     write(tmp_path, {
-        "setup.py": "",
+        "pyproject.toml": ON,
         "far.py": "import torch\n\nfrom m0 import chain\n\nv = torch.tensor(chain())\n",
         "near.py": f"import torch\n\nfrom m{near} import chain\n\nv = torch.tensor(chain())\n",
     })
@@ -308,7 +311,7 @@ def test_the_cache_can_be_turned_off(tree: Path, switch: str) -> None:
     if switch == "environment":
         environment[project.NO_CACHE_VARIABLE] = "1"
     elif switch == "configuration":
-        (tree / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\ncache = false\n")
+        (tree / "pyproject.toml").write_text(ON + "cache = false\n")
     elif switch == "cli":
         command = [sys.executable, "-m", "flake8_tensorcopy", "--no-cache", "pkg/train.py"]
     else:
@@ -321,14 +324,14 @@ def test_the_cache_can_be_turned_off(tree: Path, switch: str) -> None:
 
 def test_the_cache_folder_can_be_chosen(tree: Path, tmp_path_factory) -> None:
     elsewhere = tmp_path_factory.mktemp("caches")
-    (tree / "pyproject.toml").write_text(f"[tool.flake8-tensorcopy]\ncache-dir = {str(elsewhere)!r}\n")
+    (tree / "pyproject.toml").write_text(ON + f"cache-dir = {str(elsewhere)!r}\n")
     result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=tree,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 1, result.stdout + result.stderr
     assert not (tree / cache.FOLDER_NAME).exists()
     (own,) = elsewhere.iterdir()  # one folder of its own per project
     assert list(own.glob("*.json"))
-    (tree / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\ncache-dir = 3\n")
+    (tree / "pyproject.toml").write_text(ON + "cache-dir = 3\n")
     result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=tree,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "cache-dir: must be a folder's path" in result.stderr

@@ -155,7 +155,7 @@ def test_the_fixer_process_reads_the_project_with_the_editors_buffers(tmp_path):
     from flake8_tensorcopy.server import fixes
     from flake8_tensorcopy.server.fixer_process import FixerProcess
 
-    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
     helpers, train = tmp_path / "helpers.py", tmp_path / "train.py"
     helpers.write_text("import numpy as np\n\n\ndef make_batch(n):\n    return np.zeros(n)\n")
     source = "import torch\n\nfrom helpers import make_batch\n\nkept = torch.tensor(make_batch(8))\n"

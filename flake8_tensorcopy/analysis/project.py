@@ -3,7 +3,7 @@
 Training code is a project, not a file: ``train.py`` imports ``models/``, ``data/`` and
 ``utils/``, and the evidence that a value is a tensor often sits there (what an imported
 helper returns, what an imported class keeps on ``self``). The module summary asks this
-module for another module's summary when a question reaches an import; nothing is read
+module what another module answers when a question reaches an import; nothing is read
 before that, so a file whose questions stay inside it costs nothing more.
 
 Off by default, for its cost: ``project = true`` in the ``[tool.flake8-tensorcopy]`` table
@@ -402,10 +402,11 @@ def _table(root: str) -> dict:
 
 
 def enabled(root: str) -> bool:
-    """Whether the project at ``root`` reads its other modules and its files' callers: yes,
-    unless ``project = false`` in the ``[tool.flake8-tensorcopy]`` table of its
-    ``pyproject.toml``. Every front end asks here, so a file gets the same answer from each."""
-    return _table(root).get("project") is not False
+    """Whether the project at ``root`` reads its other modules and its files' callers:
+    ``project = true`` in the ``[tool.flake8-tensorcopy]`` table of its ``pyproject.toml``.
+    Off by default: on the application corpus it still costs more memory than the plugin may
+    (see the README). Every front end asks here, so a file gets the same answer from each."""
+    return _table(root).get("project") is True
 
 
 def cache_folder(root: str) -> str | None:

@@ -30,10 +30,10 @@ class DeepcopyTensor(Rule):
         use_instead="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return t.detach().clone()\n",
         fixture="fixtures/tcp003_deepcopy_tensor.py",
         known_problems="Only values known to be tensors are flagged; `copy.deepcopy(model)`, optimizers, dicts "
-        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file and "
-        "the project's modules it imports (unless `project = false`): annotations, torch calls, what the project's functions "
+        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file (and, "
+        "with `project = true`, the project's modules it imports): annotations, torch calls, what the project's functions "
         "return and its classes store on `self`, methods only tensors have (`out.detach()`), a "
-        "parameter used as only a tensor can be, or its docstring's type, or "
+        "parameter used as only a tensor can be, or its docstring's type, or (with `project = true`) "
         "to which every call in the file passes a tensor; `list(model.parameters())`; a number to which a tensor "
         "is added (`s = 0.0; s += t`). {accuracy} Misses include values whose receiver no "
         "reading can tell (an attribute of an object moved through a chain of calls) and a "

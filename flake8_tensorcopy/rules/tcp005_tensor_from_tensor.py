@@ -48,7 +48,7 @@ class TensorFromTensor(Rule):
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
         "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable used as only a "
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
-        "scores (`Categorical(p).sample()`, `dist.log_prob(a)`); unless `project = false`, what the project's "
+        "scores (`Categorical(p).sample()`, `dist.log_prob(a)`); with `project = true`, what the project's "
         "other modules return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
         "a parameter to which every call in the file passes a tensor. {accuracy} Misses "
         "include tensors of a library's conventions (a torchvision dataset's `targets` or "
