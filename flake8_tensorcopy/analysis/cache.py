@@ -21,10 +21,8 @@ module writes is ignored and rebuilt: never trusted, never a crash. No ``pickle`
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
-import tempfile
 from functools import cache
 
 from .vocabulary import TensorInfo
@@ -78,6 +76,8 @@ class DiskCache:
             raw = _read_regular_file(self._entry_path(module))
             if raw is None:
                 return {}
+            import json  # here: a run with nothing cached to read does not hold the module
+
             entry = json.loads(raw)
             if not isinstance(entry, dict) or entry.get("version") != _version() \
                     or entry.get("module") != module or entry.get("digest") != module_digest:
@@ -89,6 +89,9 @@ class DiskCache:
     def save(self, module: str, module_digest: str, answers: Answers) -> None:
         """Keep ``answers`` for ``module``, with those another process kept meanwhile for
         the same text (theirs give way to ours). Failing to write loses nothing but time."""
+        import json
+        import tempfile
+
         try:
             kept = {**self.load(module, module_digest), **answers}
             text = json.dumps({

@@ -348,7 +348,7 @@ class _Record:
 
 
 # (root, path) -> what that module answered: small records, many kept
-_ANSWERS: BoundedCache[_Record] = BoundedCache(2048, 2048)
+_ANSWERS: BoundedCache[_Record] = BoundedCache(512, 512)
 _DIGESTS: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> (its stat, its hash)
 _MAX_DIGESTS = 50_000
 # Records with answers the disk lacks, written at the end of the process, or when many.
