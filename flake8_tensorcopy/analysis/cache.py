@@ -20,10 +20,14 @@ module writes is ignored and rebuilt: never trusted, never a crash. No ``pickle`
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from functools import cache
+
+try:  # hashlib's own blake2b, without hashlib loading OpenSSL: some 3 MiB of a small run's memory
+    from _blake2 import blake2b
+except ImportError:  # not CPython
+    from hashlib import blake2b
 
 from .vocabulary import TensorInfo
 
@@ -42,7 +46,7 @@ class Unstorable(Exception):
 
 
 def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 @cache
@@ -50,7 +54,7 @@ def _version() -> str:
     """The analysis's own code, hashed: a cache written by another version (an upgrade, a
     checkout of this repository) answers other questions otherwise, so it is not read."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    hashed = hashlib.blake2b(str(FORMAT).encode(), digest_size=16)
+    hashed = blake2b(str(FORMAT).encode(), digest_size=16)
     for folder, folders, files in os.walk(package):
         folders[:] = sorted(name for name in folders if name not in ("__pycache__", "server"))
         for name in sorted(files):
