@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_project import write
 
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.analysis import cache, project
@@ -54,13 +55,6 @@ state = torch.tensor(net.state())  # TCP005: through models/__init__.py to net.p
 
 
 ON = "[tool.flake8-tensorcopy]\nproject = true\n"
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
 
 
 @pytest.fixture()

@@ -236,22 +236,26 @@ class Project:
 
     def digest(self, path: str) -> str | None:
         """The hash of the module's text (None: unreadable, too large): worked out again
-        only when the file's ``stat`` changes."""
-        if path in self._buffers:
-            return digest(self._buffers[path].encode("utf-8", "surrogatepass"))
-        try:
-            status = os.stat(path)
-        except OSError:
-            return None
-        if status.st_size > MAX_MODULE_BYTES:
-            return None
-        stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
+        only when the file's ``stat`` changes, or the editor's buffer laid over it."""
+        buffer = self._buffers.get(path)
+        stamp: object = buffer
+        if buffer is None:
+            try:
+                status = os.stat(path)
+            except OSError:
+                return None
+            if status.st_size > MAX_MODULE_BYTES:
+                return None
+            stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
         known = _DIGESTS.get(path)
         if known is not None and known[0] == stamp:
             return known[1]
         try:
-            with open(path, "rb") as file:
-                found = digest(file.read(MAX_MODULE_BYTES + 1))
+            if buffer is not None:
+                found = digest(buffer.encode("utf-8", "surrogatepass"))
+            else:
+                with open(path, "rb") as file:
+                    found = digest(file.read(MAX_MODULE_BYTES + 1))
         except OSError:
             return None
         if len(_DIGESTS) >= _MAX_DIGESTS:
@@ -349,7 +353,7 @@ class _Record:
 
 # (root, path) -> what that module answered: small records, many kept
 _ANSWERS: BoundedCache[_Record] = BoundedCache(512, 512)
-_DIGESTS: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> (its stat, its hash)
+_DIGESTS: dict[str, tuple[object, str]] = {}  # path -> (its stat or its buffer's text, its hash)
 _MAX_DIGESTS = 50_000
 # Records with answers the disk lacks, written at the end of the process, or when many.
 _UNSAVED: dict[tuple[str, str], tuple[Project, _Record]] = {}
@@ -422,7 +426,7 @@ def cache_folder(root: str) -> str | None:
     chosen = os.environ.get(CACHE_DIR_VARIABLE) or table.get("cache-dir")
     if isinstance(chosen, str) and chosen:
         # one folder may serve many projects: each has its own
-        return os.path.join(os.path.join(root, os.path.expanduser(chosen)), digest(root.encode("utf-8", "surrogatepass")))
+        return os.path.join(root, os.path.expanduser(chosen), digest(root.encode("utf-8", "surrogatepass")))
     return os.path.join(root, FOLDER_NAME)
 
 
