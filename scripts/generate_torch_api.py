@@ -5,11 +5,12 @@ Run it with the pinned torch, numpy and pandas installed (the test extra on 3.11
 outside the package so that nothing shipped imports them: linting never does.
 ``tests/test_torch_api.py`` regenerates the table and compares.
 
-Sources (all read as text with ``ast``, so nothing in torch runs):
+Sources (read as text with ``ast``, so nothing in torch runs, but for numpy's ufuncs):
 - ``torch/_C/_VariableFunctions.pyi`` and ``torch/functional.py``: ``torch.*`` functions;
 - ``torch/nn/functional.pyi``: the ``torch.nn.functional`` functions it gives signatures for;
 - ``torch/_C/__init__.pyi`` (class ``TensorBase``) and ``torch/_tensor.py`` (class ``Tensor``):
   tensor methods and attributes.
+- numpy's ufuncs, each called on small CPU tensors: those that give a tensor back.
 (What ``torch.nn.functional`` returns is not read from its stub: ``conv2d``, ``linear``,
 ``pad`` and most others are re-exported from C there without a signature, so every
 ``torch.nn.functional`` call counts as returning a tensor.)
@@ -196,6 +197,35 @@ def _members_elsewhere() -> tuple[set[str], set[str], set[str], set[str]]:
     return members, callable_members, callable_on_arrays, callable_on_values
 
 
+def _numpy_ufuncs_giving_tensors() -> set[str]:
+    """numpy's ufuncs that give a tensor back when applied to CPU tensors: numpy computes on
+    the tensor's memory and ``Tensor.__array_wrap__`` wraps the result (``np.exp(t)``). Each
+    is called, all its inputs a tensor, on a float and on an integer tensor; it counts when
+    it returns a tensor for one of them and, for the other, a tensor or an error."""
+    import warnings
+
+    import numpy
+    import torch
+
+    samples = (torch.ones(3), torch.ones(3, dtype=torch.int64))
+    found = set()
+    for name in dir(numpy):
+        ufunc = getattr(numpy, name)
+        if not isinstance(ufunc, numpy.ufunc) or ufunc.nout != 1:
+            continue
+        results = []
+        for sample in samples:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # numpy 2's notes on __array_wrap__'s signature
+                    results.append(ufunc(*[sample] * ufunc.nin))
+            except (TypeError, ValueError, RuntimeError):  # a dtype this ufunc does not take
+                continue
+        if results and all(isinstance(result, torch.Tensor) for result in results):
+            found.add(name)
+    return found
+
+
 def _deprecated_inits(path: Path) -> set[str]:
     """``normal = _make_deprecate(normal_)``: nn.init's old names, which write in place too."""
     return {
@@ -252,6 +282,7 @@ def tables(torch_root: Path) -> dict[str, frozenset[str]]:
         "DEPRECATED_INIT_FUNCTIONS": frozenset(_deprecated_inits(torch_root / "nn" / "init.py")),
         "MODULE_SELF_METHODS": frozenset(_self_returning(_class_body(torch_root / "nn" / "modules" / "module.py", "Module"))),
         **_distributions(torch_root / "distributions"),
+        "NUMPY_TENSOR_UFUNCS": frozenset(_numpy_ufuncs_giving_tensors()),
     }
 
 
@@ -309,6 +340,8 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         "MODULE_SELF_METHODS: the nn.Module methods that return the module itself (``.to``, ``.cuda``).",
         "DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);",
         "DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.",
+        f"NUMPY_TENSOR_UFUNCS: numpy {_numpy_version()}'s ufuncs (``numpy.exp``) that give a tensor back",
+        "when applied to CPU tensors (``Tensor.__array_wrap__``); on CUDA they raise.",
         '"""',
         "",
     ]
@@ -326,6 +359,12 @@ def render(torch_version: str, found: dict[str, frozenset[str]]) -> str:
         lines.append('    """.split()')
         lines.append(")")
     return "\n".join(lines) + "\n"
+
+
+def _numpy_version() -> str:
+    import numpy
+
+    return numpy.__version__
 
 
 def generate() -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,15 @@ def test_script_runs(name):
             for check in ("hazard", "safe"):
                 line = f"[{device}] {case or 'default'} {check}: "
                 assert line in result.stdout, (line, result.stdout)
+
+
+@pytest.mark.skipif(HAS_CUDA, reason="with CUDA the script runs every fixture: run it as it is")
+def test_the_gpu_script_refuses_a_machine_without_cuda():
+    """scripts/gpu_fixtures.sh covers what CI skips; on a CPU-only machine it must fail, not
+    pass as if the CUDA cases had run."""
+    script = FIXTURES_DIR.parent / "scripts" / "gpu_fixtures.sh"
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # its python3 is this one
+    result = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PATH=path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "no CUDA device" in result.stderr

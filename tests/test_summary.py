@@ -167,6 +167,15 @@ TUPLES_AND_INPUTS = [
     ("import torch.nn.functional as F\ndef f(x):\n    s = F.relu(input=x)", "x", "f", TENSOR),
     ("import torch\ndef f(x):\n    s = torch.tensor(x)", "x", "f", None),
     ("import torch\ndef f(xs):\n    s = torch.stack(xs)", "xs", "f", None),
+    # numpy's ufuncs give a CPU tensor back as a tensor (the table is generated from numpy).
+    ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.logaddexp(t, 0)", "y", "f", TENSOR),
+    ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.exp(t, out=t.numpy())", "y", "f", None),
+    ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.mean(t)", "y", "f", None),
+    ("import numpy as np\ndef f(a):\n    y = np.exp(a)", "y", "f", None),
+    # A return annotation says what a function gives, whatever its body computes.
+    ("import torch\ndef load(p) -> torch.Tensor:\n    return read(p)\ndef f(p):\n    x = load(p)", "x", "f", TENSOR),
+    ("import torch\ndef load(p) -> list[torch.Tensor]:\n    return read(p)\ndef f(p):\n    x = load(p)", "x", "f", None),
+    ("import numpy as np\ndef load(p) -> np.ndarray:\n    return read(p)\ndef f(p):\n    x = load(p)", "x", "f", None),
 ]
 
 

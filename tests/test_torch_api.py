@@ -35,6 +35,9 @@ def test_the_table_knows_what_the_rules_rely_on():
     assert not {"view", "sum", "cpu", "cuda", "to", "copy", "item", "reshape"} & torch_api.TENSOR_ONLY_METHODS
     assert {"numpy", "backward", "requires_grad", "grad_fn"} <= torch_api.TENSOR_ONLY_MEMBERS
     assert "stride" not in torch_api.TENSOR_ONLY_MEMBERS  # conv layers have one too
+    # numpy ufuncs that wrap a CPU tensor's result back into a tensor; reductions are no ufuncs
+    assert {"exp", "log", "sqrt", "maximum", "add"} <= torch_api.NUMPY_TENSOR_UFUNCS
+    assert not {"mean", "sum", "asarray", "array", "clip"} & torch_api.NUMPY_TENSOR_UFUNCS
 
 
 def test_linting_imports_neither_torch_nor_numpy(tmp_path):

@@ -69,6 +69,7 @@ from .vocabulary import (
     TensorInfo,
     is_loss_module,
     is_module_base,
+    numpy_gives_tensor,
     tensor_method_info,
     torch_function_info,
 )
@@ -1364,6 +1365,9 @@ class ScopeFacts:
         everywhere, what each position holds."""
         if self.is_generator:
             return None
+        annotation = getattr(self.scope, "returns", None)
+        if annotation is not None and isinstance(declared := annotation_value(annotation, self.imports), TensorInfo):
+            return declared  # ``-> torch.Tensor``: its author says so, whatever it computes
         returns = [r for r in self.returns if r is not None and not _is_none(r)]
         if not returns:
             return None
@@ -1466,6 +1470,10 @@ class ScopeFacts:
                 return Holds.LOSS
             if qualified in DISTRIBUTIONS:
                 return Holds.DISTRIBUTION
+            if numpy_gives_tensor(qualified, (k.arg for k in node.keywords)) and any(
+                isinstance(self.value(argument), TensorInfo) for argument in node.args
+            ):
+                return TENSOR  # np.exp(t)
             return torch_function_info(qualified, _AstCall(node)) or torch_tuple_value(qualified) \
                 or self.summary.imported_call(qualified)
         if isinstance(func, ast.Name):

@@ -20,6 +20,8 @@ which write their tensor in place as the new ones do.
 MODULE_SELF_METHODS: the nn.Module methods that return the module itself (``.to``, ``.cuda``).
 DISTRIBUTIONS: the ``torch.distributions`` classes (qualified names);
 DISTRIBUTION_TENSOR_METHODS and _PROPERTIES: what every distribution gives as a tensor.
+NUMPY_TENSOR_UFUNCS: numpy 2.4.6's ufuncs (``numpy.exp``) that give a tensor back
+when applied to CPU tensors (``Tensor.__array_wrap__``); on CUDA they raise.
 """
 
 TORCH_FUNCTIONS = frozenset(
@@ -720,5 +722,19 @@ DISTRIBUTION_TENSOR_METHODS = frozenset(
 DISTRIBUTION_TENSOR_PROPERTIES = frozenset(
     """
     mean mode stddev variance
+    """.split()
+)
+NUMPY_TENSOR_UFUNCS = frozenset(
+    """
+    abs absolute acos acosh add arccos arccosh arcsin arcsinh arctan arctan2 arctanh
+    asin asinh atan atan2 atanh bitwise_and bitwise_count bitwise_invert
+    bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor cbrt ceil
+    conj conjugate copysign cos cosh deg2rad degrees divide equal exp exp2 expm1 fabs
+    float_power floor floor_divide fmax fmin fmod gcd greater greater_equal heaviside
+    hypot invert isfinite isinf isnan lcm ldexp left_shift less less_equal log log10
+    log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor
+    matmul maximum minimum mod multiply negative nextafter not_equal positive pow power
+    rad2deg radians reciprocal remainder right_shift rint sign signbit sin sinh spacing
+    sqrt square subtract tan tanh true_divide trunc vecdot
     """.split()
 )

@@ -8,6 +8,7 @@ tensor at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -291,6 +292,14 @@ def torch_function_info(qualified: str, call: CallShape) -> TensorInfo | None:
             if prefix == "torch." and name in TORCH_FUNCTIONS:
                 return TENSOR  # may share memory with its argument (from_numpy, as_tensor)
     return TENSOR if qualified in LEGACY_CONSTRUCTORS else None
+
+
+def numpy_gives_tensor(qualified: str, keywords: Iterable[str | None]) -> bool:
+    """``np.exp(t)``: a numpy ufunc, which gives a tensor back when an input is a CPU tensor
+    (and raises on a CUDA one); with ``out=`` it returns that array instead."""
+    from .torch_api import NUMPY_TENSOR_UFUNCS
+
+    return qualified.startswith("numpy.") and qualified[len("numpy.") :] in NUMPY_TENSOR_UFUNCS and "out" not in keywords
 
 
 def tensor_method_info(method: str, receiver: TensorInfo, copies: bool) -> TensorInfo | None:

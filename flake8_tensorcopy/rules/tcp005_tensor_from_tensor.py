@@ -48,7 +48,9 @@ class TensorFromTensor(Rule):
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
         "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable used as only a "
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
-        "scores (`Categorical(p).sample()`, `dist.log_prob(a)`); with `project = true`, what the project's "
+        "scores (`Categorical(p).sample()`, `dist.log_prob(a)`), what a function annotated `-> torch.Tensor` "
+        "returns, what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
+        "`Tensor.__array_wrap__`); with `project = true`, what the project's "
         "other modules return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
         "a parameter to which every call in the file passes a tensor. {accuracy} Misses "
         "include tensors of a library's conventions (a torchvision dataset's `targets` or "
@@ -144,6 +146,12 @@ class TensorFromTensor(Rule):
         # What a legacy constructor returns is a tensor, whatever it was given.
         Example("import torch\ndef roots(joints, device):\n    points = torch.Tensor(joints).to(device).float()\n"
                 "    return torch.tensor(points[:, 0])\n", [(4, 12)]),
+        # What a function is annotated to return.
+        Example("import torch\ndef read_labels(path) -> torch.Tensor:\n    return decode(path).long()\n"
+                "def load(path):\n    return torch.LongTensor(read_labels(path))\n", [(5, 12)]),
+        # A numpy ufunc applied to a CPU tensor gives a tensor back (Tensor.__array_wrap__).
+        Example("import numpy as np\nimport torch\ndef probs(logits: torch.Tensor):\n"
+                "    p = np.exp(logits)\n    return torch.tensor(p / p.sum())\n", [(5, 12)]),
     )
     clean = (
         "import torch\ndef f():\n    return torch.tensor([1.0, 2.0]), torch.Tensor(3, 4)\n",
@@ -152,6 +160,9 @@ class TensorFromTensor(Rule):
         "import torch\ndef f(t: torch.Tensor):\n    return t.detach().clone()\n",
         "import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    return torch.stack([a, b])\n",
         "import numpy as np\nimport torch\ndef f(x):\n    if isinstance(x, np.ndarray):\n        return torch.tensor(x)\n    return x.detach()\n",
+        # With `out=` a ufunc gives back the array written into; on an array, an array.
+        "import numpy as np\nimport torch\ndef f(t: torch.Tensor, buf):\n"
+        "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
         "import torch\ndef f(model, xs):\n    vals = []\n    for x in xs:\n        vals.append(model(x).item())\n    return torch.tensor(vals)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n    for batch in DataLoader(dataset):\n        return torch.tensor(batch)\n",
         # forward() of a class that is no torch module; a list attribute filled from outside:
