@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 Value = TypeVar("Value")
 
 
 class BoundedCache(Generic[Value]):
-    def __init__(self, entries: int, characters: int) -> None:
+    def __init__(self, entries: int, characters: int, dropped: Callable[[Value], None] | None = None) -> None:
         self._items: OrderedDict[Hashable, tuple[Value, int]] = OrderedDict()
         self._entries = entries
         self._characters = characters
         self.characters = 0  # held now
         self._lock = threading.Lock()
+        self._dropped = dropped  # told of each value the cache lets go (evicted, replaced, popped)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -40,8 +41,17 @@ class BoundedCache(Generic[Value]):
             self._items[key] = (value, characters)
             self.characters += characters
             while len(self._items) > 1 and (len(self._items) > self._entries or self.characters > self._characters):
-                _, (_, size) = self._items.popitem(last=False)
+                _, (evicted, size) = self._items.popitem(last=False)
                 self.characters -= size
+                self._drop(evicted)
+
+    def trim(self) -> None:
+        """Let go of entries while either bound is passed, the newest too (``put`` keeps it)."""
+        with self._lock:
+            while self._items and (len(self._items) > self._entries or self.characters > self._characters):
+                _, (evicted, size) = self._items.popitem(last=False)
+                self.characters -= size
+                self._drop(evicted)
 
     def values(self) -> list[Value]:
         """What it holds now, least recently used first."""
@@ -54,10 +64,18 @@ class BoundedCache(Generic[Value]):
 
     def clear(self) -> None:
         with self._lock:
+            held = [value for value, _ in self._items.values()]
             self._items.clear()
             self.characters = 0
+            for value in held:
+                self._drop(value)
 
     def _pop(self, key: Hashable) -> None:
         item = self._items.pop(key, None)
         if item is not None:
             self.characters -= item[1]
+            self._drop(item[0])
+
+    def _drop(self, value: Value) -> None:
+        if self._dropped is not None:
+            self._dropped(value)

@@ -62,6 +62,12 @@ class TensorCopyChecker:
     def _findings(self) -> list:
         source = "".join(self.lines)
         summary = ModuleSummary.of(self.tree, source, self.filename)
+        try:
+            return self._findings_of(source, summary)
+        finally:
+            summary.forget_facts()  # freed now, not by the cycle collector under later files' peak
+
+    def _findings_of(self, source: str, summary: ModuleSummary) -> list:
         plan = prefilter.plan(source, self.triggers, summary, fixes=False)  # flake8 shows no fixes
         reasons = list(plan.skipped)
         findings = []

@@ -12,3 +12,33 @@ def test_malloc_trim_is_found_on_glibc():
     # A failed lookup would be silent: the peak RSS of a flake8 run would grow again.
     assert memory._MALLOC_TRIM is not None
     assert memory._MALLOC_TRIM(0) in (0, 1)  # 1: memory was released, 0: there was none
+
+
+def test_a_files_summary_is_freed_when_flake8_is_done_with_it(tmp_path):
+    """The facts of a file's scopes and classes point back at its summary: left so, the
+    summary and flake8's tree stay alive until the cycle collector runs, under the next
+    files' peak. The plugin lets go of them when the file is done."""
+    import ast
+    import gc
+
+    import flake8_tensorcopy.engine  # noqa: F401 (its import freezes what is alive then: done first)
+    from flake8_tensorcopy.analysis.summary import ModuleSummary
+    from flake8_tensorcopy.plugin import TensorCopyChecker
+
+    source = (
+        "import torch\n\n\nclass Net:\n    def __init__(self):\n        self.w = torch.ones(1)\n\n"
+        "    def copy(self):\n        return torch.tensor(self.w)\n\n\n"
+        "def f(t: torch.Tensor):\n    return torch.tensor(t)\n"
+    )
+    path = tmp_path / "net.py"
+    path.write_text(source)
+    gc.collect()
+    gc.disable()  # what is still tracked afterwards was not freed by reference counting
+    try:
+        tree = ast.parse(source)
+        checker = TensorCopyChecker(tree, source.splitlines(True), str(path))
+        assert [line for line, *_ in checker.run()] == [9, 13]
+        del checker
+        assert not [o for o in gc.get_objects() if type(o) is ModuleSummary and o.tree is tree]
+    finally:
+        gc.enable()

@@ -339,6 +339,31 @@ def test_what_the_cache_lets_go_is_freed(tmp_path: Path) -> None:
     assert 0 < len(alive) <= project.CACHED_MODULES
 
 
+def test_a_module_larger_than_the_cache_is_freed_once_answered(tmp_path: Path) -> None:
+    """A module of more text than the summaries' cache holds serves its question and goes
+    with its tree at once, by reference counting: not kept as the cache's newest entry, and
+    not left to the cycle collector (its facts point back at it), which runs rarely and
+    would leave the tree under the next files' peak."""
+    import gc
+
+    from flake8_tensorcopy.analysis.summary import ModuleSummary
+
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    padding = "".join(f"def helper{i}(x):\n    return x + {i}\n\n\n" for i in range(project.CACHED_CHARACTERS // 30))
+    (tmp_path / "big.py").write_text("import torch\n\n\n" + padding + "def make():\n    return torch.ones(1)\n")
+    assert (tmp_path / "big.py").stat().st_size > project.CACHED_CHARACTERS
+    user = tmp_path / "use.py"
+    user.write_text("import torch\n\nfrom big import make\n\nv = torch.tensor(make())  # TCP005\n")
+    gc.collect()
+    gc.disable()  # what is still tracked now was not freed by reference counting
+    try:
+        assert found(user) == expected(user.read_text())
+        big = str((tmp_path / "big.py").resolve())
+        assert not [o for o in gc.get_objects() if type(o) is ModuleSummary and o.path == big]
+    finally:
+        gc.enable()
+
+
 # -- one answer from every front end ------------------------------------------------
 def _reported(output: str, root: Path) -> list[str]:
     lines = []

@@ -87,6 +87,7 @@ class Project:
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
         self._hops = 0
+        self._asking = 0  # questions being answered now (one asks others)
         self._too_deep = 0  # questions stopped by MAX_HOPS
         self._cycles = 0  # modules whose star imports lead back to themselves
 
@@ -184,7 +185,15 @@ class Project:
         record = self._record(path, module_digest)
         known = record.answers.get(question)
         if known is None or not self._unchanged(known[1]):
-            known = self._work_out(record, path, question, answer)
+            self._asking += 1
+            try:
+                known = self._work_out(record, path, question, answer)
+            finally:
+                self._asking -= 1
+                if not self._asking:
+                    # a module larger than the summaries' bound served this question (and the
+                    # ones it led to); kept longer, its tree would sit under the next files' peak
+                    _SUMMARIES.trim()
         value, depends = known
         asker.depends_on[path] = module_digest
         asker.depends_on.update(depends)
@@ -386,7 +395,14 @@ def save_cache() -> None:
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
 # (root, path) -> (the module's stamp, its summary), for every project together: the
 # bounds are those of the process, whichever projects it lints (flake8 . over several)
-_SUMMARIES: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(CACHED_MODULES, CACHED_CHARACTERS)
+def _let_go(held: tuple[object, ModuleSummary | None]) -> None:
+    if held[1] is not None:
+        held[1].forget_facts()  # so that its tree goes now, not at the next cycle collection
+
+
+_SUMMARIES: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(
+    CACHED_MODULES, CACHED_CHARACTERS, dropped=_let_go
+)
 _CACHED_PROJECTS = 4
 _GENERATION = [0]  # counts what may have changed another module's answers (see ``generation``)
 

@@ -389,10 +389,12 @@ class ModuleSummary:
         return facts
 
     def forget_facts(self) -> None:
-        """Drop the scopes' facts worked out so far (asked again, they are worked out again).
-        Each refers back to the summary: a cycle that only the cycle collector would free,
-        with the whole tree, where without them reference counting frees it all at once."""
+        """Drop the scopes' and classes' facts worked out so far (asked again, they are
+        worked out again). Each refers back to the summary: a cycle that only the cycle
+        collector would free, with the whole tree, where without them reference counting
+        frees it all at once."""
         self._facts.clear()
+        self._classes.clear()
 
     def scope(self, qualname: str) -> ScopeFacts | None:
         """The facts of the function ``qualname`` ("" for the module); None when unknown."""
