@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .analysis.summary import Holds, Instance, ModuleSummary, ScopeFacts, Value, tensor_tuple_value, torch_tuple_value
+from .analysis.summary import Holds, Instance, LibraryObject, ModuleSummary, ScopeFacts, Value, tensor_tuple_value, torch_tuple_value
 from .analysis.torch_api import (
     COMPUTED_TENSOR_METHODS,
     DISTRIBUTION_TENSOR_METHODS,
@@ -337,6 +337,8 @@ class Inference:
             receiver = self.summarised(node.value)
             if isinstance(receiver, Instance):
                 return self.summary.attribute(receiver, node.attr.value)
+            if isinstance(receiver, LibraryObject):
+                return receiver.attribute(node.attr.value)  # train_set.targets
             if receiver == Holds.DISTRIBUTION and node.attr.value in DISTRIBUTION_TENSOR_PROPERTIES:
                 return TENSOR  # dist.mean
             if receiver is None and (qualified := self.qualify(node)) is not None:
@@ -435,7 +437,7 @@ class Inference:
         if qualified is not None:
             if qualified in DISTRIBUTIONS:
                 return Holds.DISTRIBUTION
-            value = torch_tuple_value(qualified)
+            value = LibraryObject.made_by(qualified) or torch_tuple_value(qualified)
             if value is None and self.summary is not None:
                 value = self.summary.imported_call(qualified)  # Net() of the project's models.py
             return value

@@ -172,6 +172,15 @@ TUPLES_AND_INPUTS = [
     ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.exp(t, out=t.numpy())", "y", "f", None),
     ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.mean(t)", "y", "f", None),
     ("import numpy as np\ndef f(a):\n    y = np.exp(a)", "y", "f", None),
+    # Attributes stored by unpacking: each gets its position of the value.
+    ("import torch\nclass R:\n    def __init__(self):\n        self.h, self.c = self.init()\n"
+     "    def init(self):\n        return torch.zeros(1), []\n    def f(self):\n        pass", "self.h", "R.f", TENSOR),
+    ("import torch\nclass R:\n    def __init__(self):\n        self.h, self.c = self.init()\n"
+     "    def init(self):\n        return torch.zeros(1), []\n    def f(self):\n        pass", "self.c", "R.f", None),
+    ("import torch\nclass R:\n    def __init__(self, n):\n        self.n, (self.w, *self.rest) = n, torch.ones(3)\n"
+     "    def f(self):\n        pass", "self.w", "R.f", TENSOR),
+    ("import torch\nclass R:\n    def __init__(self, n):\n        self.n, (self.w, *self.rest) = n, torch.ones(3)\n"
+     "    def f(self):\n        pass", "self.n", "R.f", None),
     # A return annotation says what a function gives, whatever its body computes.
     ("import torch\ndef load(p) -> torch.Tensor:\n    return read(p)\ndef f(p):\n    x = load(p)", "x", "f", TENSOR),
     ("import torch\ndef load(p) -> list[torch.Tensor]:\n    return read(p)\ndef f(p):\n    x = load(p)", "x", "f", None),

@@ -151,11 +151,14 @@ class _Corrupt(Exception):
 # -- values, as JSON: only what the summary's answers are made of ------------------------
 def encode(value: object) -> object:
     """``value`` as JSON: None, a tensor's facts, a non-tensor the rules know, an instance
-    of a project's class, a tuple of those, or a star import's names."""
-    from .summary import Holds, Instance
+    of a project's class or of a tabled library class, a tuple of those, or a star
+    import's names."""
+    from .summary import Holds, Instance, LibraryObject
 
     if value is None:
         return None
+    if isinstance(value, LibraryObject):
+        return {"library": value.qualified}
     if isinstance(value, TensorInfo):
         return {"tensor": [value.parameter, value.fresh, value.index]}
     if isinstance(value, Holds):
@@ -170,7 +173,7 @@ def encode(value: object) -> object:
 
 
 def decode(data: object) -> object:
-    from .summary import Holds, Instance
+    from .summary import Holds, Instance, LibraryObject
 
     if data is None:
         return None
@@ -183,6 +186,8 @@ def decode(data: object) -> object:
         return Holds[body]
     if kind == "instance" and isinstance(body, list) and len(body) == 2 and all(isinstance(b, str) for b in body):
         return Instance(*body)
+    if kind == "library" and isinstance(body, str):
+        return LibraryObject(body)
     if kind == "tuple" and isinstance(body, list):
         return tuple(decode(element) for element in body)
     if kind == "names" and isinstance(body, dict) and all(isinstance(v, str) for v in body.values()):

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .own_code import HEADER, NESTED, OwnNode, own_code
+from .library_api import DATASET_TENSOR_FIELDS
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
     DISTRIBUTION_TENSOR_METHODS,
@@ -98,6 +99,22 @@ class Instance:
 
     cls: str  # the class's qualified name in its module: "Trainer", "Outer.Inner"
     module: str = ""  # the path of the module that defines it; "" for the module asked
+
+
+@dataclass(frozen=True)
+class LibraryObject:
+    """An instance of a library's class that a generated table describes: a torchvision
+    dataset (``datasets.MNIST(...)``), whose ``data`` and ``targets`` are tensors."""
+
+    qualified: str
+
+    @classmethod
+    def made_by(cls, qualified: str) -> LibraryObject | None:
+        """What calling the callable ``qualified`` makes, when a table describes it."""
+        return cls(qualified) if qualified in DATASET_TENSOR_FIELDS else None
+
+    def attribute(self, name: str) -> Value:
+        return TENSOR if name in DATASET_TENSOR_FIELDS.get(self.qualified, ()) else None
 
 
 class _Signature:
@@ -190,7 +207,7 @@ def _rebased(value: Value, module: str) -> Value:
 
 
 # A tuple stands for a function's ``return a, b``: what each position holds.
-Value = TensorInfo | Holds | Instance | tuple | None
+Value = TensorInfo | Holds | Instance | LibraryObject | tuple | None
 _EMPTY_LIST = "empty list"  # a binding that only containers' element writes can fill
 _TUPLES_OF_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS)
 _DEEP_COPIES = frozenset({"copy.deepcopy"})
@@ -514,6 +531,12 @@ class ModuleSummary:
         return facts.attribute(name)
 
     # -- what the project's other modules hold -------------------------------------
+    def stored_values(self, cls: str) -> dict[str, list[Value | str]]:
+        """attribute -> what each store in the methods of the class ``cls`` itself gives
+        (its bases' aside): what ``scripts/generate_library_api.py`` reads of a library."""
+        node = self.definition(cls)
+        return _ClassFacts(self, node, cls).stored() if isinstance(node, ast.ClassDef) else {}
+
     def located(self, qualified: str) -> tuple[str, str] | None:
         """(the path of the project's module, the name in it) that an imported dotted name
         stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
@@ -810,24 +833,27 @@ class _ClassFacts:
         self.summary = summary
         self.node = node
         self.qualname = qualname
-        self._stores: dict[str, list[tuple[ScopeFacts, ast.expr | None]]] | None = None
+        self._stores: dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]] | None = None
         # attribute -> (method, what an element write puts in: ``self.vals.append(t)``)
         self._elements: dict[str, list[tuple[ast.AST, ast.expr | _Each]]] = {}
         self._values: dict[str, Value] = {}
         self._in_progress: set[str] = set()
 
-    def _collect(self) -> dict[str, list[tuple[ast.AST | None, ast.expr | None]]]:
-        """attribute -> (the method that stores it, the value; None: ``+=``), from the
-        statements alone: a method's expressions are walked only when a value is asked."""
-        stores: dict[str, list[tuple[ast.AST | None, ast.expr | None]]] = {}
+    def _collect(self) -> dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]]:
+        """attribute -> (the method that stores it, the value, where in it the attribute's
+        part is: ``self.h, self.c = init()`` stores position 0 and 1 of the value; the value
+        is None for ``+=``), from the statements alone: a method's expressions are walked
+        only when a value is asked."""
+        stores: dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]] = {}
         for statement in self.node.body:
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                stores.setdefault(statement.target.id, []).append((None, statement.annotation))
+                stores.setdefault(statement.target.id, []).append((None, statement.annotation, ()))
             elif isinstance(statement, FUNCTION_DEFS) and (receiver := _receiver_name(statement)):
                 for inner in iter_statements(statement, into=_outside_functions):
                     for target, value in _stores(inner):
-                        if _on(target, receiver):
-                            stores.setdefault(target.attr, []).append((statement, value))
+                        for leaf, path in _leaves(target):
+                            if _on(leaf, receiver):
+                                stores.setdefault(leaf.attr, []).append((statement, value, path))
                     for attribute, element in _element_writes(inner, receiver):
                         self._elements.setdefault(attribute, []).append((statement, element))
         return stores
@@ -841,18 +867,7 @@ class _ClassFacts:
             self._stores = self._collect()
         self._in_progress.add(name)
         try:
-            values = []
-            grounded = False  # some store says what the attribute holds without reading it
-            for method, value in self._stores.get(name, ()):
-                if method is None:  # a class-level annotation
-                    values.append(annotation_value(value, self.summary.imports))
-                elif isinstance(value, ast.List) and not value.elts:
-                    values.append(_EMPTY_LIST)
-                elif value is not None and not _is_none(value):  # `+=` keeps the value; None is Optional
-                    values.append(self.summary.facts(method).value(value))
-                else:
-                    continue
-                grounded = grounded or method is None or not _reads_attribute(value, _receiver_name(method), name)
+            values, grounded = self._stored(name)
             # ``self.x = torch.FloatTensor(self.x)`` alone says nothing of what ``self.x`` held
             # before it, which is what the reads elsewhere (and the conversion itself) may see.
             value = None if not grounded else self._filled_list(name, values) if _EMPTY_LIST in values else join(values)
@@ -860,6 +875,38 @@ class _ClassFacts:
             self._in_progress.discard(name)
         self._values[name] = value
         return value
+
+    def stored(self) -> dict[str, list[Value | str]]:
+        """What each store of each attribute gives (``_EMPTY_LIST``: ``[]``)."""
+        if self._stores is None:
+            self._stores = self._collect()
+        found = {}
+        for name in self._stores:
+            self._in_progress.add(name)
+            try:
+                found[name] = self._stored(name)[0]
+            finally:
+                self._in_progress.discard(name)
+        return found
+
+    def _stored(self, name: str) -> tuple[list[Value | str], bool]:
+        """What each store of ``self.name`` gives, and whether one of them says so without
+        reading the attribute itself."""
+        values: list[Value | str] = []
+        grounded = False
+        for method, value, path in self._stores.get(name, ()):
+            if method is None:  # a class-level annotation
+                values.append(annotation_value(value, self.summary.imports))
+            elif isinstance(value, ast.List) and not value.elts and not path:
+                values.append(_EMPTY_LIST)
+            elif path and value is not None:  # self.h, self.c = value
+                values.append(self.summary.facts(method).unpacked(value, path))
+            elif value is not None and not _is_none(value):  # `+=` keeps the value; None is Optional
+                values.append(self.summary.facts(method).value(value))
+            else:
+                continue
+            grounded = grounded or method is None or not _reads_attribute(value, _receiver_name(method), name)
+        return values, grounded
 
     def _filled_list(self, name: str, values: list[Value | str]) -> Value:
         """A list attribute bound empty or to tensors and filled, by the class's methods, only
@@ -1308,6 +1355,10 @@ class ScopeFacts:
                     return True
         return False
 
+    def unpacked(self, value: ast.expr, path: tuple[int | str, ...]) -> Value:
+        """What the target at ``path`` of ``a, b = value`` gets."""
+        return self._unpacked(Unpacked(value), path)
+
     def _unpacked(self, source: ast.AST, path: tuple[int | str, ...]) -> Value:
         """What a loop or unpacking target at ``path`` gets from ``source``."""
         if isinstance(source, Unpacked):  # a, b = value
@@ -1472,6 +1523,8 @@ class ScopeFacts:
                 return Holds.LOSS
             if qualified in DISTRIBUTIONS:
                 return Holds.DISTRIBUTION
+            if (made := LibraryObject.made_by(qualified)) is not None:
+                return made  # datasets.MNIST(root)
             if numpy_gives_tensor(qualified, (k.arg for k in node.keywords)) and any(
                 isinstance(self.value(argument), TensorInfo) for argument in node.args
             ):
@@ -1542,6 +1595,8 @@ class ScopeFacts:
         receiver = self.value(node.value)
         if isinstance(receiver, Instance):
             return self.summary.attribute(receiver, attr)
+        if isinstance(receiver, LibraryObject):
+            return receiver.attribute(attr)  # train_set.targets
         if receiver == Holds.DISTRIBUTION:
             return TENSOR if attr in DISTRIBUTION_TENSOR_PROPERTIES else None  # dist.mean
         if attr in TENSOR_ATTRIBUTES and (
@@ -1678,16 +1733,23 @@ def _first_line(statement: ast.stmt) -> int:
 
 def target_paths(target: ast.expr, path: tuple[int | str, ...] = ()) -> Iterator[tuple[str, tuple[int | str, ...]]]:
     """The names a target binds and where: ``a, (b, *c)`` gives a (0,), b (1, 0), c (1, "*")."""
-    if isinstance(target, ast.Name):
-        yield target.id, path
-    elif isinstance(target, (ast.Tuple, ast.List)):
+    for leaf, where in _leaves(target, path):
+        if isinstance(leaf, ast.Name):
+            yield leaf.id, where
+
+
+def _leaves(target: ast.expr, path: tuple[int | str, ...] = ()) -> Iterator[tuple[ast.expr, tuple[int | str, ...]]]:
+    """What a target stores into (names, attributes, items) and where in the value."""
+    if isinstance(target, (ast.Tuple, ast.List)):
         starred = any(isinstance(e, ast.Starred) for e in target.elts)
         for position, element in enumerate(target.elts):
             if isinstance(element, ast.Starred):
-                yield from target_paths(element.value, (*path, "*"))
+                yield from _leaves(element.value, (*path, "*"))
             else:
                 # After a starred element, positions count from the end: unknown here.
-                yield from target_paths(element, (*path, position if not starred else "?"))
+                yield from _leaves(element, (*path, position if not starred else "?"))
+    else:
+        yield target, path
 
 
 class Unpacked:

@@ -50,11 +50,13 @@ class TensorFromTensor(Rule):
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
         "scores (`Categorical(p).sample()`, `dist.log_prob(a)`), what a function annotated `-> torch.Tensor` "
         "returns, what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
-        "`Tensor.__array_wrap__`); with `project = true`, what the project's "
+        "`Tensor.__array_wrap__`), the tensor fields of a torchvision dataset the file makes "
+        "(`datasets.MNIST(root).targets`, from a table generated from torchvision's sources); "
+        "with `project = true`, what the project's "
         "other modules return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
         "a parameter to which every call in the file passes a tensor. {accuracy} Misses "
-        "include tensors of a library's conventions (a torchvision dataset's `targets` or "
-        "`ToTensor` images, results of POT's `ot.sinkhorn` on tensors), models loaded from "
+        "include tensors of a library's conventions (the `targets` of a torchvision dataset "
+        "passed in by a caller, `ToTensor` images, results of POT's `ot.sinkhorn` on tensors), models loaded from "
         "files, an optimizer's state, values that depend on a command-line flag, and a helper "
         "called with a tensor at one call and another kind at the others (an "
         "`AverageMeter.update(acc1[0])` where another meter gets floats): the callee is judged "
@@ -149,6 +151,10 @@ class TensorFromTensor(Rule):
         # What a function is annotated to return.
         Example("import torch\ndef read_labels(path) -> torch.Tensor:\n    return decode(path).long()\n"
                 "def load(path):\n    return torch.LongTensor(read_labels(path))\n", [(5, 12)]),
+        # A torchvision dataset's tensor fields (the table is generated from its sources).
+        Example("import torch\nfrom torchvision import datasets\ndef labels(root):\n"
+                "    train_set = datasets.MNIST(root, train=True)\n    return torch.tensor(train_set.targets)\n",
+                [(5, 12)]),
         # A numpy ufunc applied to a CPU tensor gives a tensor back (Tensor.__array_wrap__).
         Example("import numpy as np\nimport torch\ndef probs(logits: torch.Tensor):\n"
                 "    p = np.exp(logits)\n    return torch.tensor(p / p.sum())\n", [(5, 12)]),
@@ -160,6 +166,9 @@ class TensorFromTensor(Rule):
         "import torch\ndef f(t: torch.Tensor):\n    return t.detach().clone()\n",
         "import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    return torch.stack([a, b])\n",
         "import numpy as np\nimport torch\ndef f(x):\n    if isinstance(x, np.ndarray):\n        return torch.tensor(x)\n    return x.detach()\n",
+        # CIFAR's targets are a list of ints.
+        "import torch\nfrom torchvision import datasets\ndef labels(root):\n"
+        "    return torch.tensor(datasets.CIFAR10(root).targets)\n",
         # With `out=` a ufunc gives back the array written into; on an array, an array.
         "import numpy as np\nimport torch\ndef f(t: torch.Tensor, buf):\n"
         "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
