@@ -4,7 +4,7 @@ from .gates import AccumulationGate, AdvancedIndexWriteGate, ArgumentGate, DataW
 from .prefilter import TriggerSpec
 
 RULE_TRIGGERS = (
-    TriggerSpec('TCP001', ('\\.data(?:[\\s\\\\]++|\\#[^\\n]*+)*+(?:\\.(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\w*[A-Za-z0-9]_(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\(|\\[|=|[-+*/%@&|^<>]+=|[,)])',), frozenset(), True, DataWriteGate()),
+    TriggerSpec('TCP001', ('\\.data(?:(?:[\\s\\\\]++|\\#[^\\n]*+)*+(?:\\.(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\w*[A-Za-z0-9]_(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\(|\\[|=|[-+*/%@&|^<>]+=|[,)])|[ \\t]*+(?:\\#[^\\n]*+)?(?:\\n|\\Z))',), frozenset(), True, DataWriteGate()),
     TriggerSpec('TCP002', ('\\)(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\.(?:[\\s\\\\]++|\\#[^\\n]*+)*+detach(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\((?:[\\s\\\\]++|\\#[^\\n]*+)*+\\)', 'clone(?<!\\wclone)(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\('), frozenset(), True, None),
     TriggerSpec('TCP003', ('deepcopy(?<!\\wdeepcopy)(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\(',), frozenset(['copy.deepcopy']), True, ArgumentGate(frozenset(['copy.deepcopy']), frozenset([]), 'x', True)),
     TriggerSpec('TCP004', ('detach(?<!\\wdetach)(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\((?:[\\s\\\\]++|\\#[^\\n]*+)*+\\)', '_(?<=[A-Za-z0-9]_)(?:[\\s\\\\]++|\\#[^\\n]*+)*+\\(|\\](?:[\\s\\\\]++|\\#[^\\n]*+)*+=(?!=)|=(?:(?<=[-+*/%@&|^]=)|(?<=<<=)|(?<=>>=))'), frozenset(), True, DetachedWriteGate()),

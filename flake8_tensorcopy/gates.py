@@ -448,11 +448,12 @@ class DataWriteGate(Gate):
     function; those two need ``E`` known as a tensor."""
 
     def admits(self, function: FunctionFacts) -> bool:
-        return any(_writes_through_data(node, function.imports) for node, _ in function.own_nodes)
+        return any(_writes_through_data(node, function.imports) for node, _ in function.own_nodes) \
+            or _writes_data_alias(function)
 
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
-        if function.summary.defines_data_records():
-            return None  # a `.data` may be a named tuple's field: the scope's bindings decide
+        if function.summary.defines_data_records() or _writes_data_alias(function):
+            return None  # a `.data` may be a named tuple's field, or a name holds one: the bindings decide
         writes = []
         for node, _ in function.own_nodes:
             if not _writes_through_data(node, function.imports):
@@ -496,6 +497,36 @@ def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
     if isinstance(node, ast.AugAssign):
         return _through_data(node.target)
     return False
+
+
+def _writes_data_alias(function: FunctionFacts) -> bool:
+    """``w = m.weight.data`` and then, in the same scope, an in-place method on ``w``, ``w``
+    handed first to an in-place function, or an (augmented) assignment to ``w`` or its items."""
+    aliases = {
+        node.targets[0].id for node, _ in function.own_nodes
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and _is_data(node.value)
+    }
+    return bool(aliases) and any(_written_name(node, function.imports) in aliases for node, _ in function.own_nodes)
+
+
+def _written_name(node: ast.AST, imports: ImportTable) -> str | None:
+    """The name that ``node`` writes in place (``w.mul_(s)``, ``init.normal_(w)``, ``w[i] = v``,
+    ``w += v``), if it writes a name."""
+    target = None
+    if isinstance(node, ast.Call):
+        method = _method(node)
+        if writes_first_argument(imports.qualify_expression(node.func) or "") and node.args:
+            target = node.args[0]  # nn.init.orthogonal_(w), before it reads as a method of nn.init
+        elif method is not None and writes_in_place(method[1]):
+            target = method[0]
+    elif isinstance(node, ast.Assign):
+        target = next((t.value for t in node.targets if isinstance(t, ast.Subscript)), None)
+    elif isinstance(node, ast.AugAssign):
+        target = node.target
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _assigned_receivers(write: ast.AST) -> list[ast.expr]:

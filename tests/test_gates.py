@@ -551,6 +551,7 @@ def test_shape_gates_refuse_only_what_cannot_be_flagged(code, source, expected):
     ("def f(w, c):\n    if c:\n        pass\n    else: w.data.zero_()\n", None),  # not code alone
     ("def f(w):\n    def g():\n        return 1\n    w.data.zero_()\n", [(4, 4)]),
     ("x = torch.zeros(2)\nx.data.zero_()\n", [(2, 2)]),  # module level
+    ("def f(up):\n    w = up.weight.data\n    w.mul_(0.5)\n", None),  # through a name: its binding decides
     ("class A:\n    w = torch.zeros(2)\n    w.data[0] = 1\n", [(3, 3)]),
     # In a nested def's default: judged with that def (its header is no statement alone).
     ("def f(w):\n    @torch.no_grad()\n    def g(x=w.data.zero_()):\n        return x\n    return g\n", None),

@@ -205,7 +205,7 @@ def binding_shape(value: ast.expr | None) -> tuple[str | None, str]:
     if value is None:
         return None, ""
     kind = source_kind(value)
-    if kind in ("TCP004", "TCP006"):
+    if kind in ("TCP001", "TCP004", "TCP006"):  # w = m.weight.data; w.mul_(s)
         return kind, ""
     if isinstance(value, ast.Subscript) and not is_key_lookup(value):
         return "TCP007", "basic-index" if is_basic_index(value.slice) else ""
@@ -368,7 +368,8 @@ class ShapeFinder(ast.NodeVisitor):
         for name, node, form in scope.name_writes:
             earlier = [shape for at, shape in scope.bindings.get(name, ()) if at < position(node)]
             kind, auto = earlier[-1] if earlier else (None, "")
-            if (kind in ("TCP004", "TCP006") and form in TENSOR_WRITES) or (kind == "TCP007" and form == "method"):
+            if (kind in ("TCP001", "TCP004", "TCP006") and form in TENSOR_WRITES) or (kind == "TCP007" and form == "method") \
+                    or (kind == "TCP001" and form == "init"):
                 self.add(node, kind, auto)
             arrays = [held for at, held in scope.arrays.get(name, ()) if at < position(node)]
             if arrays and arrays[-1] and form != "method":  # an array has no x_() methods
@@ -581,6 +582,8 @@ class ShapeFinder(ast.NodeVisitor):
         if name is not None and self.is_init(name):
             if any(self.through_data(argument) for argument in [*node.args, *(k.value for k in node.keywords)]):
                 self.add(node, "TCP001")
+            elif node.args and isinstance(node.args[0], ast.Name):  # w = m.weight.data; init.normal_(w)
+                self.scope.name_writes.append((node.args[0].id, node, "init"))
         if any(keyword.arg == "out" and self.through_data(keyword.value) for keyword in node.keywords):
             self.add(node, "TCP001")
 

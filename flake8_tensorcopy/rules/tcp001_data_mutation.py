@@ -19,13 +19,21 @@ _ASSIGN_MESSAGE = (
     "assigning .data swaps the tensor's storage behind autograd's back; "
     "use `with torch.no_grad(): p.copy_(t)`"
 )
+_ALIAS_MESSAGE = (
+    "`{name}` is `{data}`: writing it in place is invisible to autograd (silently wrong "
+    "gradients); write to the tensor itself inside `with torch.no_grad():`"
+)
 
 
 class DataMutation(Rule):
     code = "TCP001"
     name = "data-mutation"
     message = _INPLACE_MESSAGE
-    triggers = (rf"\.data{WS}(?:\.{WS}\w*[A-Za-z0-9]_{WS}\(|\[|=|[-+*/%@&|^<>]+=|[,)])",)
+    # A write through `.data`, or a name bound to it alone on a line (`w = m.weight.data`),
+    # which the gate reads on: written later through the name, it is one too.
+    triggers = (
+        rf"\.data(?:{WS}(?:\.{WS}\w*[A-Za-z0-9]_{WS}\(|\[|=|[-+*/%@&|^<>]+=|[,)])|[ \t]*+(?:\#[^\n]*+)?(?:\n|\Z))",
+    )
     gate = DataWriteGate()
     docs = RuleDocs(
         what="Flags writes through `.data`: in-place methods on it, assignments to it or "
@@ -46,9 +54,11 @@ class DataMutation(Rule):
         "file that defines a named tuple with a `data` field (TensorRT bindings), a `.data` whose "
         "receiver is not known as a tensor. {accuracy} False findings there include numpy "
         "buffers of caffe blobs, a box list's dict of numpy fields and DGL graph dicts indexed by a "
-        "computed key. Misses include `.data` of a parameter fetched with `getattr` or "
-        "reached through a getter of another module, and writes through a name bound to `.data` "
-        "(`w = m.weight.data; w.mul_(s)`).",
+        "computed key. A name bound to `.data` and written later is flagged too (`w = "
+        "m.weight.data; w.mul_(s)`, `nn.init.orthogonal_(w)`; `w[i] = v` and `w += v` when `E` is "
+        "evidently a tensor: a scipy matrix's `.data` takes them too). Misses include `.data` of a "
+        "parameter fetched with `getattr` or reached through a getter of another module, and a "
+        "name bound to `.data` in one branch only (`if isinstance(item, Parameter): item = item.data`).",
         fix_safety="`nn.init.X_(w.data)` as a statement becomes `nn.init.X_(w)` (nn.init runs under "
         "no_grad). A statement that writes through `.data` (`w.data.add_(v)`, `w.data[i] = v`, "
         "`p.data -= v`) loses `.data` and runs under no_grad: inside `with torch.no_grad():` / "
@@ -75,6 +85,10 @@ class DataMutation(Rule):
         Example("from torch.nn import init\ndef f(m):\n    init.normal(m.weight.data, 0.0, 0.02)\n", [(3, 5)]),
         Example("import torch.distributed as dist\ndef f(p):\n    dist.all_reduce(p.grad.data)\n", [(3, 5)]),
         Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
+        # A name bound to `.data` and written through later.
+        Example("def fill(up):\n    w = up.weight.data\n    w.mul_(0.5)\n    w[0, 0] = 1.0\n", [(3, 5), (4, 5)]),
+        Example("def step(p, scale):\n    grad = p.grad.data\n    grad /= scale\n", [(3, 5)]),
+        Example("from torch import nn\ndef init(m):\n    w = m.weight.data\n    nn.init.orthogonal_(w)\n", [(4, 5)]),
         Example("def f(gru, w):\n    gru.weight_ih_l0.data = w\n", [(2, 5)]),  # RNNs name them per layer
         Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
                 "def f(w: torch.Tensor):\n    w.data.add_(1.0)\n", [(5, 5)]),
@@ -89,6 +103,10 @@ class DataMutation(Rule):
         "class D:\n    def __init__(self, data):\n        self.data = data\n        self.data.append_(1)\n",
         "def f(args, data):\n    args.data = data\n",
         "def f(w):\n    w.data.requires_grad_(False)\n",
+        # A name bound to `.data` of what may be a scipy matrix or a numpy buffer: only a
+        # tensor's own in-place methods tell; rebound before the write, it holds something else.
+        "def f(matrix, mask):\n    values = matrix.data\n    values[mask] = 0\n    values += 1\n",
+        "def f(p):\n    g = p.grad.data\n    g = g.clone()\n    g.mul_(2)\n",
         "import torch\ndef f(w: torch.Tensor):\n    with torch.no_grad():\n        w.add_(1.0)\n",
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
@@ -116,9 +134,15 @@ class DataMutation(Rule):
                 fix = self._statement_fix(statement, called[0], f"drop .data from .{called[1]}()")
             self.report(node, fix=fix)
             return
+        if called and writes_in_place(called[1]) and (data := self._data_alias(called[0])) is not None:
+            self._report_alias(node, called[0], data)
+            return
         function = self.inference.qualify(node.func) or ""
         target = first_argument(node)
         short = function.rpartition(".")[2]
+        if writes_first_argument(function) and target is not None and (data := self._data_alias(target)) is not None:
+            self._report_alias(node, target, data)
+            return
         if writes_first_argument(function) and target is not None and _is_data(target) \
                 and not self._record_field(target):
             advice = "(nn.init already runs under no_grad)" if function.startswith("torch.nn.init.") \
@@ -145,12 +169,41 @@ class DataMutation(Rule):
                     fix = self._statement_fix(node, target.target, "drop .data from the item assignment")
                 self.report(node, fix=fix)
                 return
+            elif isinstance(target.target, cst.Subscript) and (data := self._tensor_data_alias(target.target)):
+                self._report_alias(node, target.target, data)  # W = m.weight.data; W[mask] = 0
+                return
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if _through_data(node.target) and not self._record_field(node.target) and (
             not isinstance(node.target, cst.Attribute) or self._evidently_tensor(node.target.value)
         ):
             self.report(node, fix=self._augmented_fix(node))
+        elif (data := self._tensor_data_alias(node.target)) is not None:
+            self._report_alias(node, node.target, data)  # w = p.data; w -= lr * g
+
+    # -- a name bound to `.data` --------------------------------------------------
+    def _data_alias(self, node: cst.BaseExpression) -> cst.Attribute | None:
+        """The ``E.data`` that the name ``node`` (or the name under its items) holds."""
+        while isinstance(node, cst.Subscript):
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        binding = self.inference.binding(node.value)
+        value = binding.value if binding is not None else None
+        if value is None or not _is_data(value) or self._record_field(value):
+            return None
+        return value
+
+    def _tensor_data_alias(self, node: cst.BaseExpression) -> cst.Attribute | None:
+        """As :meth:`_data_alias`, for writes that numpy arrays take too (``w[i] = v``,
+        ``w += v``): only when ``E`` is evidently a tensor (a scipy matrix has ``.data``)."""
+        data = self._data_alias(node)
+        return data if data is not None and self._evidently_tensor(data.value) else None
+
+    def _report_alias(self, node: cst.CSTNode, written: cst.BaseExpression, data: cst.Attribute) -> None:
+        while isinstance(written, cst.Subscript):
+            written = written.value
+        self.report(node, _ALIAS_MESSAGE.format(name=_source(written), data=_source(data)))
 
     # -- fixes ------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
