@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .analysis.own_code import OwnNode
-from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, target_paths, tensor_tuple_value
+from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, target_paths, tensor_tuple_value, written_in_place
 from .analysis.vocabulary import (
     ACCUMULATING_METHODS,
     BACKWARD_CALLEES,
@@ -449,10 +449,10 @@ class DataWriteGate(Gate):
 
     def admits(self, function: FunctionFacts) -> bool:
         return any(_writes_through_data(node, function.imports) for node, _ in function.own_nodes) \
-            or _writes_data_alias(function)
+            or _writes_data_alias(function) or _hands_data_to_a_writer(function)
 
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
-        if function.summary.defines_data_records() or _writes_data_alias(function):
+        if function.summary.defines_data_records() or _writes_data_alias(function) or _hands_data_to_a_writer(function):
             return None  # a `.data` may be a named tuple's field, or a name holds one: the bindings decide
         writes = []
         for node, _ in function.own_nodes:
@@ -507,26 +507,17 @@ def _writes_data_alias(function: FunctionFacts) -> bool:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
         and _is_data(node.value)
     }
-    return bool(aliases) and any(_written_name(node, function.imports) in aliases for node, _ in function.own_nodes)
+    return bool(aliases) and any(written_in_place(node, function.imports) in aliases for node, _ in function.own_nodes)
 
 
-def _written_name(node: ast.AST, imports: ImportTable) -> str | None:
-    """The name that ``node`` writes in place (``w.mul_(s)``, ``init.normal_(w)``, ``w[i] = v``,
-    ``w += v``), if it writes a name."""
-    target = None
-    if isinstance(node, ast.Call):
-        method = _method(node)
-        if writes_first_argument(imports.qualify_expression(node.func) or "") and node.args:
-            target = node.args[0]  # nn.init.orthogonal_(w), before it reads as a method of nn.init
-        elif method is not None and writes_in_place(method[1]):
-            target = method[0]
-    elif isinstance(node, ast.Assign):
-        target = next((t.value for t in node.targets if isinstance(t, ast.Subscript)), None)
-    elif isinstance(node, ast.AugAssign):
-        target = node.target
-    while isinstance(target, ast.Subscript):
-        target = target.value
-    return target.id if isinstance(target, ast.Name) else None
+def _hands_data_to_a_writer(function: FunctionFacts) -> bool:
+    """``weight_init(m.weight.data)`` where the file's own ``weight_init`` writes that
+    parameter in place (``nn.init.orthogonal_(w)``)."""
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and any(_is_data(node.args[i]) for i in function.summary.writes_arguments(node.func.id) if i < len(node.args))
+        for node, _ in function.own_nodes
+    )
 
 
 def _assigned_receivers(write: ast.AST) -> list[ast.expr]:

@@ -337,6 +337,7 @@ class ShapeFinder(ast.NodeVisitor):
         self.parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
         self.scopes = [Scope()]
         self.found: list[tuple[ast.AST, str, str]] = []  # (node, shape, auto)
+        self.writers = self.parameter_writers(tree)
 
     @property
     def scope(self) -> Scope:
@@ -344,6 +345,34 @@ class ShapeFinder(ast.NodeVisitor):
 
     def add(self, node: ast.AST, shape: str, auto: str = "") -> None:
         self.found.append((node, shape, auto))
+
+    def parameter_writers(self, tree: ast.Module) -> dict[str, set[int]]:
+        """Module-level functions -> the positions of the parameters they write in place (an
+        in-place method, an init function, an item or augmented assignment on the name)."""
+        writers = {}
+        for function in tree.body:
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+            written = set()
+            for node in ast.walk(function):
+                target = None
+                if isinstance(node, ast.Call) and node.args and self.is_init(self.qualified(node.func) or ""):
+                    target = node.args[0]
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and writes_in_place(node.func.attr):
+                    target = node.func.value
+                elif isinstance(node, ast.Assign):
+                    target = next((t.value for t in node.targets if isinstance(t, ast.Subscript)), None)
+                elif isinstance(node, ast.AugAssign):
+                    target = node.target
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                if isinstance(target, ast.Name):
+                    written.add(target.id)
+            positions = {i for i, name in enumerate(names) if name in written}
+            if positions:
+                writers[function.name] = positions
+        return writers
 
     def qualified(self, node: ast.AST) -> str | None:
         name = dotted_name(node)
@@ -585,6 +614,10 @@ class ShapeFinder(ast.NodeVisitor):
             elif node.args and isinstance(node.args[0], ast.Name):  # w = m.weight.data; init.normal_(w)
                 self.scope.name_writes.append((node.args[0].id, node, "init"))
         if any(keyword.arg == "out" and self.through_data(keyword.value) for keyword in node.keywords):
+            self.add(node, "TCP001")
+        if isinstance(node.func, ast.Name) and any(  # weight_init(m.weight.data), a helper that writes it
+            i < len(node.args) and self.through_data(node.args[i]) for i in self.writers.get(node.func.id, ())
+        ):
             self.add(node, "TCP001")
 
     @staticmethod

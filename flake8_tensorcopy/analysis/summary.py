@@ -72,6 +72,8 @@ from .vocabulary import (
     is_module_base,
     numpy_gives_tensor,
     tensor_method_info,
+    writes_first_argument,
+    writes_in_place,
     torch_function_info,
 )
 
@@ -323,6 +325,7 @@ class ModuleSummary:
         self._own_code: dict[int, list[OwnNode]] = {}
         self._classes: dict[str, _ClassFacts] = {}
         self._returns: dict[str, Value] = {}
+        self._writes: dict[str, frozenset[int]] = {}
         self._in_progress: set[str] = set()
         self._restored: frozenset[str] | None = None
         self._data_records: bool | None = None
@@ -531,6 +534,22 @@ class ModuleSummary:
         return facts.attribute(name)
 
     # -- what the project's other modules hold -------------------------------------
+    def writes_arguments(self, function: str) -> frozenset[int]:
+        """The positions of the module-level ``function``'s parameters that it writes in place
+        (``def weight_init(w): nn.init.orthogonal_(w)``), each never rebound in it."""
+        if function in self._writes:
+            return self._writes[function]
+        node = self.definition(function)
+        found: frozenset[int] = frozenset()
+        if isinstance(node, FUNCTION_DEFS) and "." not in function:
+            positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+            rebound = {name for statement in ast.walk(node) for target in _stored_targets(statement)
+                       for name, _ in target_paths(target)}
+            written = {name for inner in ast.walk(node) if (name := written_in_place(inner, self.imports))}
+            found = frozenset(i for i, name in enumerate(positional) if name in written and name not in rebound)
+        self._writes[function] = found
+        return found
+
     def stored_values(self, cls: str) -> dict[str, list[Value | str]]:
         """attribute -> what each store in the methods of the class ``cls`` itself gives
         (its bases' aside): what ``scripts/generate_library_api.py`` reads of a library."""
@@ -1702,6 +1721,35 @@ def _receiver_name(method: ast.AST) -> str | None:
 
 def _outside_functions(statement: ast.stmt) -> bool:
     return not isinstance(statement, FUNCTION_DEFS)
+
+
+def _stored_targets(node: ast.AST) -> list[ast.expr]:
+    """What an assignment, loop, ``with`` or ``:=`` binds (``x += 1`` writes ``x`` in place)."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
+
+
+def written_in_place(node: ast.AST, imports: ImportTable) -> str | None:
+    """The name ``node`` writes in place: ``w.mul_(s)``, ``init.normal_(w)``, ``w[i] = v``, ``w += v``."""
+    target = None
+    if isinstance(node, ast.Call):
+        func = node.func
+        if writes_first_argument(imports.qualify_expression(func) or "") and node.args:
+            target = node.args[0]
+        elif isinstance(func, ast.Attribute) and writes_in_place(func.attr):
+            target = func.value
+    elif isinstance(node, ast.Assign):
+        target = next((t.value for t in node.targets if isinstance(t, ast.Subscript)), None)
+    elif isinstance(node, ast.AugAssign):
+        target = node.target
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _stores(statement: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr | None]]:

@@ -56,7 +56,9 @@ class DataMutation(Rule):
         "buffers of caffe blobs, a box list's dict of numpy fields and DGL graph dicts indexed by a "
         "computed key. A name bound to `.data` and written later is flagged too (`w = "
         "m.weight.data; w.mul_(s)`, `nn.init.orthogonal_(w)`; `w[i] = v` and `w += v` when `E` is "
-        "evidently a tensor: a scipy matrix's `.data` takes them too). Misses include `.data` of a "
+        "evidently a tensor: a scipy matrix's `.data` takes them too), and so is a `.data` passed to "
+        "a function of the file that writes that parameter in place (`weight_init(m.weight.data)` "
+        "with `nn.init.orthogonal_(w)` inside). Misses include `.data` of a "
         "parameter fetched with `getattr` or reached through a getter of another module, and a "
         "name bound to `.data` in one branch only (`if isinstance(item, Parameter): item = item.data`).",
         fix_safety="`nn.init.X_(w.data)` as a statement becomes `nn.init.X_(w)` (nn.init runs under "
@@ -89,6 +91,9 @@ class DataMutation(Rule):
         Example("def fill(up):\n    w = up.weight.data\n    w.mul_(0.5)\n    w[0, 0] = 1.0\n", [(3, 5), (4, 5)]),
         Example("def step(p, scale):\n    grad = p.grad.data\n    grad /= scale\n", [(3, 5)]),
         Example("from torch import nn\ndef init(m):\n    w = m.weight.data\n    nn.init.orthogonal_(w)\n", [(4, 5)]),
+        # The file's own helper writes what it is given.
+        Example("from torch import nn\ndef weight_init(w):\n    nn.init.orthogonal_(w)\n"
+                "def init_all(model):\n    for m in model.modules():\n        weight_init(m.weight.data)\n", [(6, 9)]),
         Example("def f(gru, w):\n    gru.weight_ih_l0.data = w\n", [(2, 5)]),  # RNNs name them per layer
         Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
                 "def f(w: torch.Tensor):\n    w.data.add_(1.0)\n", [(5, 5)]),
@@ -107,6 +112,9 @@ class DataMutation(Rule):
         # tensor's own in-place methods tell; rebound before the write, it holds something else.
         "def f(matrix, mask):\n    values = matrix.data\n    values[mask] = 0\n    values += 1\n",
         "def f(p):\n    g = p.grad.data\n    g = g.clone()\n    g.mul_(2)\n",
+        # A helper that copies what it is given before writing, or writes another parameter.
+        "from torch import nn\ndef init(w, scratch):\n    w = w.clone()\n    nn.init.orthogonal_(w)\n    scratch.zero_()\n"
+        "def f(m, buf):\n    init(m.weight.data, buf)\n",
         "import torch\ndef f(w: torch.Tensor):\n    with torch.no_grad():\n        w.add_(1.0)\n",
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
@@ -142,6 +150,10 @@ class DataMutation(Rule):
         short = function.rpartition(".")[2]
         if writes_first_argument(function) and target is not None and (data := self._data_alias(target)) is not None:
             self._report_alias(node, target, data)
+            return
+        if (written := self._own_writer(node)) is not None:
+            self.report(node, f"`.data` passed to `{written}`, which writes it in place, hides the write from "
+                        "autograd; pass the tensor itself and write under `with torch.no_grad():`")
             return
         if writes_first_argument(function) and target is not None and _is_data(target) \
                 and not self._record_field(target):
@@ -180,6 +192,18 @@ class DataMutation(Rule):
             self.report(node, fix=self._augmented_fix(node))
         elif (data := self._tensor_data_alias(node.target)) is not None:
             self._report_alias(node, node.target, data)  # w = p.data; w -= lr * g
+
+    def _own_writer(self, node: cst.Call) -> str | None:
+        """``weight_init(m.weight.data)``: the file's own function that writes, in place, the
+        parameter that a ``.data`` is passed to (not rebound here)."""
+        summary = self.inference.summary
+        if summary is None or not isinstance(node.func, cst.Name) or self.inference.binding(node.func.value):
+            return None
+        positional = [arg.value for arg in node.args if not arg.keyword and not arg.star]
+        written = summary.writes_arguments(node.func.value)
+        if any(i < len(positional) and _is_data(positional[i]) and not self._record_field(positional[i]) for i in written):
+            return node.func.value
+        return None
 
     # -- a name bound to `.data` --------------------------------------------------
     def _data_alias(self, node: cst.BaseExpression) -> cst.Attribute | None:

@@ -14,12 +14,13 @@ from ..analysis.vocabulary import (
     GRAPH_PRESERVING,
     PLAIN_BUILTINS,
     PLAIN_MODULES,
+    VARIABLE_CONSTRUCTORS,
     is_loss_call,
     over_data,
 )
 from ..gates import AccumulationGate
 from ..imports import FUNCTION_DEFS
-from ..inference import bound_names, callee_name, container_of, dotted_name, method_call, subscript_indices
+from ..inference import bound_names, callee_name, container_of, dotted_name, keyword_argument, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 from ..scopes import is_no_grad
 
@@ -166,6 +167,12 @@ class GraphAccumulation(Rule):
             "        total += criterion(model(x), y)\n    return total\n",
             [(7, 18)],
         ),
+        Example(  # volatile=True says the loop evaluates, as model.eval() would
+            "from torch.autograd import Variable\ndef validate(model, val_loader, criterion):\n"
+            "    total = 0\n    for x, y in val_loader:\n        out = model(Variable(x, volatile=True))\n"
+            "        loss = criterion(out, Variable(y, volatile=True))\n        total += loss\n    return total\n",
+            [(7, 18)],
+        ),
         Example(  # an evaluation outside no_grad: every batch's graph, activations included
             "def evaluate(model, loader, criterion):\n    model.eval()\n    total = 0\n"
             "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
@@ -239,6 +246,13 @@ class GraphAccumulation(Rule):
     def _loops(self) -> tuple[cst.CSTNode, ...]:
         return tuple(self.context.loops[self.frames[-1].loop_base :])
 
+    def _volatile(self, node: cst.Call) -> bool:
+        """``Variable(x, volatile=True)``: code written to evaluate without a graph, which
+        the flag no longer gives (a no-op since PyTorch 0.4), as ``model.eval()`` says."""
+        volatile = keyword_argument(node, "volatile")
+        return isinstance(volatile, cst.Name) and volatile.value == "True" \
+            and self.inference.qualify(node.func) in VARIABLE_CONSTRUCTORS
+
     def _under_no_grad(self) -> bool:
         return self.context.no_grad_depth > self.frames[-1].no_grad_base
 
@@ -248,7 +262,7 @@ class GraphAccumulation(Rule):
         callee = callee_name(node)
         # loss.backward(), accelerator.backward(loss), self.manual_backward(loss),
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
-        if called and callee == "eval" and not node.args:
+        if (called and callee == "eval" and not node.args) or self._volatile(node):
             self.frames[-1].evaluates = True
         if callee in BACKWARD_CALLEES:
             keys = set(_names_in(called[0])) if called and callee == "backward" else set()
