@@ -393,13 +393,15 @@ def save_cache() -> None:
 
 
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
-# (root, path) -> (the module's stamp, its summary), for every project together: the
-# bounds are those of the process, whichever projects it lints (flake8 . over several)
+
+
 def _let_go(held: tuple[object, ModuleSummary | None]) -> None:
     if held[1] is not None:
         held[1].forget_facts()  # so that its tree goes now, not at the next cycle collection
 
 
+# (root, path) -> (the module's stamp, its summary), for every project together: the
+# bounds are those of the process, whichever projects it lints (flake8 . over several)
 _SUMMARIES: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(
     CACHED_MODULES, CACHED_CHARACTERS, dropped=_let_go
 )

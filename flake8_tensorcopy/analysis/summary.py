@@ -72,9 +72,9 @@ from .vocabulary import (
     is_module_base,
     numpy_gives_tensor,
     tensor_method_info,
+    torch_function_info,
     writes_first_argument,
     writes_in_place,
-    torch_function_info,
 )
 
 from .project import Project, locate
@@ -533,7 +533,6 @@ class ModuleSummary:
             facts = self._classes[cls] = _ClassFacts(self, node, cls)
         return facts.attribute(name)
 
-    # -- what the project's other modules hold -------------------------------------
     def writes_arguments(self, function: str) -> frozenset[int]:
         """The positions of the module-level ``function``'s parameters that it writes in place
         (``def weight_init(w): nn.init.orthogonal_(w)``), each never rebound in it."""
@@ -556,6 +555,7 @@ class ModuleSummary:
         node = self.definition(cls)
         return _ClassFacts(self, node, cls).stored() if isinstance(node, ast.ClassDef) else {}
 
+    # -- what the project's other modules hold -------------------------------------
     def located(self, qualified: str) -> tuple[str, str] | None:
         """(the path of the project's module, the name in it) that an imported dotted name
         stands for: ``utils.make_batch``, ``.models.Net``; None outside the project."""
