@@ -193,6 +193,12 @@ class FunctionFacts:
         return self.summary.facts(self.scope)
 
     @functools.cached_property
+    def writes_data_indirectly(self) -> bool:
+        """A ``.data`` written through a name bound to it, or handed to a function of the
+        file that writes its parameter (TCP001's gate asks twice: worked out once)."""
+        return _writes_data_alias(self) or _hands_data_to_a_writer(self)
+
+    @functools.cached_property
     def calls(self) -> list[ast.Call]:
         """Every call of the scope's own code (its header included, see :attr:`own_nodes`)."""
         return [node for node, _ in self.own_nodes if isinstance(node, ast.Call)]
@@ -449,10 +455,10 @@ class DataWriteGate(Gate):
 
     def admits(self, function: FunctionFacts) -> bool:
         return any(_writes_through_data(node, function.imports) for node, _ in function.own_nodes) \
-            or _writes_data_alias(function) or _hands_data_to_a_writer(function)
+            or function.writes_data_indirectly
 
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
-        if function.summary.defines_data_records() or _writes_data_alias(function) or _hands_data_to_a_writer(function):
+        if function.summary.defines_data_records() or function.writes_data_indirectly:
             return None  # a `.data` may be a named tuple's field, or a name holds one: the bindings decide
         writes = []
         for node, _ in function.own_nodes:

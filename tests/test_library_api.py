@@ -2,22 +2,15 @@
 torchvision's own sources, read by the plugin's module summary; the generator's reading is
 checked on a small package of its shape; the rules use the table."""
 
-import importlib.util
-from pathlib import Path
+from generators import load_generator
 
 from flake8_tensorcopy.analysis import library_api
 from flake8_tensorcopy.analysis.cache import decode, encode
 from flake8_tensorcopy.analysis.summary import LibraryObject
 from flake8_tensorcopy.engine import lint_source
 
-GENERATOR = Path(__file__).resolve().parent.parent / "scripts" / "generate_library_api.py"
-
-
 def _generator():
-    spec = importlib.util.spec_from_file_location("generate_library_api", GENERATOR)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_generator("generate_library_api")
 
 
 def test_the_table_is_generated_from_the_pinned_torchvision():

@@ -6,6 +6,7 @@ agree on every file; cycles, unparsable, huge, symlinked and out-of-root modules
 never a crash.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -198,6 +199,73 @@ def found(path: Path) -> list[tuple[int, str]]:
     source = path.read_text()
     return sorted((f.line, f.code) for f in engine.lint_source(source, path=str(path)))
 
+# Functions whose only callers are in other modules (the modules that import this one).
+BOXES = """\
+import torch
+
+
+def crop(xyxy, im):
+    return torch.tensor(xyxy)  # TCP005: every module's call passes a list of 0-d tensors
+
+
+def first_images(images):
+    return torch.FloatTensor(images)  # TCP005: a DataLoader's first batch, next(iter(loader))
+
+
+def scale(x):
+    return torch.tensor(x)  # clean: one module passes a list of numbers
+
+
+def callback(x):
+    return torch.tensor(x)  # clean: a module passes it as a value
+
+
+def shadowed(x):
+    return torch.tensor(x)  # clean: the call abroad goes to another module's function of that name
+
+
+def unused(x):
+    return torch.tensor(x)  # clean: no call anywhere
+
+
+class Tracker:
+    def __init__(self, boxes):
+        self.boxes = torch.tensor(boxes)  # TCP005: every module builds it with rows of a tensor
+
+    def update(self, det):
+        return torch.tensor(det)  # clean: a method's calls are read in its own file only
+"""
+DETECT = """\
+import torch
+from torch.utils.data import DataLoader
+
+from pkg import boxes
+from pkg.boxes import Tracker, callback, crop, scale
+
+
+def shadowed(x):
+    return x
+
+
+def run(det: torch.Tensor, im, dataset):
+    for *xyxy, conf, cls in det:
+        crop(xyxy, im)
+        boxes.crop(xyxy, im=None)
+    scale(det)
+    shadowed(det)
+    images, labels = next(iter(DataLoader(dataset)))
+    boxes.first_images(images)
+    tracker = Tracker(list(det))
+    tracker.update(det)
+    return list(map(callback, [det]))
+"""
+OTHER_CALLERS = {
+    "pkg/plain.py": "import torch\n\nfrom .boxes import *\nfrom .elsewhere import shadowed\n\n\n"
+                    "def g(t):\n    scale([1.0, 2.0])\n    shadowed(torch.ones(2))\n    return callback(t.sum())\n",
+    "pkg/elsewhere.py": "def shadowed(x):\n    return x\n",
+    "pkg/stars.py": "import torch\nfrom pkg.boxes import *\n\n\ndef h(t: torch.Tensor):\n    return crop(list(t), None)\n",
+}
+
 
 @pytest.fixture()
 def tree(tmp_path: Path) -> Path:
@@ -210,6 +278,9 @@ def tree(tmp_path: Path) -> Path:
         "pkg/utils/helpers.py": HELPERS,
         "pkg/train.py": TRAIN,
         "pkg/callers.py": CALLERS,
+        "pkg/boxes.py": BOXES,
+        "pkg/detect.py": DETECT,
+        **OTHER_CALLERS,
         **SCRIPT_SIBLINGS,
         **SRC_LAYOUT,
     })
@@ -245,6 +316,70 @@ def test_scripts_import_their_siblings_and_src_layouts_resolve(tree: Path) -> No
 
 def test_callers_in_the_file_are_evidence(tree: Path) -> None:
     assert found(tree / "pkg/callers.py") == expected(CALLERS)
+
+
+def test_callers_in_other_modules_are_evidence(tree: Path) -> None:
+    assert found(tree / "pkg/boxes.py") == expected(BOXES)
+
+
+CROPS = "import torch\n\n\ndef crop(xyxy):\n    return torch.tensor(xyxy)\n"
+
+
+def _crop_found(root: Path, callers: dict[str, str]) -> list[tuple[int, str]]:
+    """The findings of ``lib/crops.py`` (CROPS) once ``callers`` are written beside it."""
+    (root / "pyproject.toml").write_text(ENABLED)
+    write(root, {"lib/__init__.py": "from .crops import crop\n", "lib/crops.py": CROPS, **callers})
+    project.forget_files()  # files came and went: what this process knew of the project goes
+    return found(root / "lib/crops.py")
+
+
+def test_a_caller_through_a_package_that_re_exports_is_seen(tmp_path: Path) -> None:
+    direct = {"a.py": "import torch\nfrom lib.crops import crop\n\ncrop(torch.ones(2))\n"}
+    # b.py's call may be of lib/crops.py's function: unknown
+    assert _crop_found(tmp_path, {**direct, "b.py": "from lib import crop\n\ncrop([1, 2])\n"}) == []
+    (tmp_path / "b.py").unlink()
+    assert _crop_found(tmp_path, direct) == [(5, "TCP005")]
+
+
+def test_a_subclass_or_a_function_read_as_an_attribute_elsewhere_is_unknown(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    lib = ("import torch\n\n\nclass Box:\n    def __init__(self, x):\n        self.x = torch.tensor(x)  # TCP005\n\n\n"
+           "def crop(x):\n    return torch.tensor(x)  # TCP005\n")
+    write(tmp_path, {"lib.py": lib, "a.py": "import torch\nimport lib\n\nlib.Box(torch.ones(2))\nlib.crop(torch.ones(2))\n"})
+    assert found(tmp_path / "lib.py") == expected(lib)
+    write(tmp_path, {"b.py": "import lib\n\n\nclass Wide(lib.Box):\n    pass\n\n\nWide([1, 2])\nHOOKS = [lib.crop]\n"})
+    project.forget_files()
+    assert found(tmp_path / "lib.py") == []
+
+
+def _notebook(*sources: str) -> str:
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{n}", "metadata": {}, "outputs": [],
+              "source": source.splitlines(keepends=True)} for n, source in enumerate(sources)]
+    return json.dumps({"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                       "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
+
+def test_a_notebook_that_calls_the_function_is_a_caller(tmp_path: Path) -> None:
+    numbers = _notebook("import torch\nfrom lib.crops import crop", "%matplotlib inline\ncrop([0, 0, 2, 2])")
+    assert _crop_found(tmp_path, {"explore.ipynb": numbers}) == []
+    rows = _notebook("import torch\nfrom lib.crops import crop", "det = torch.rand(3, 6)\nfor *xyxy, conf, cls in det:\n    crop(xyxy)")
+    assert _crop_found(tmp_path, {"explore.ipynb": rows}) == [(5, "TCP005")]
+
+
+def test_a_new_caller_elsewhere_is_read(tree: Path) -> None:
+    """A module that starts to import and call the function changes what it is passed, in
+    a new flake8 run that finds the disk cache of the last one."""
+    def crop_flagged() -> bool:
+        output = _run(sys.executable, "-m", "flake8", "--select", "TCP", "pkg/boxes.py", cwd=tree)
+        return "pkg/boxes.py:5:" in output
+
+    assert crop_flagged()
+    (tree / "pkg/late.py").write_text("from pkg.boxes import crop\n\ncrop([0, 0, 4, 4], None)\n")
+    assert not crop_flagged()
+    (tree / "pkg/late.py").write_text("from pkg.boxes import crop\n\nHANDLERS = [crop]\n")
+    assert not crop_flagged()  # passed around as a value: its calls are unknown
+    (tree / "pkg/late.py").unlink()
+    assert crop_flagged()
 
 
 def test_a_module_that_changes_is_read_again(tree: Path) -> None:
@@ -382,13 +517,13 @@ def _run(*command: str, cwd: Path) -> str:
 
 def test_every_front_end_gives_the_same_findings(tree: Path) -> None:
     python = sys.executable
-    files = ["pkg/train.py", "pkg/callers.py", "scripts/run.py", "tools/use.py"]
+    files = ["pkg/train.py", "pkg/callers.py", "pkg/boxes.py", "scripts/run.py", "tools/use.py"]
     one_by_one = sorted(
         line
         for name in files
         for line in _reported(_run(python, "-m", "flake8", "--select", "TCP", name, cwd=tree), tree)
     )
-    assert len(one_by_one) == sum(len(expected(t)) for t in (TRAIN, CALLERS)) + 2
+    assert len(one_by_one) == sum(len(expected(t)) for t in (TRAIN, CALLERS, BOXES)) + 2
     for command in (
         [python, "-m", "flake8", "--select", "TCP", "-j", "1", "."],
         [python, "-m", "flake8", "--select", "TCP", "-j", "2", "."],

@@ -80,3 +80,43 @@ async def test_a_file_changed_on_disk_reaches_the_open_documents(tmp_path: Path)
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
             [types.FileEvent(helpers.as_uri(), types.FileChangeType.Changed)]))
         assert await _codes(client, train_uri) == [("TCP005", 7)] == _flake8(train)
+
+
+CROP = "import torch\n\n\ndef crop(xyxy):\n    return torch.tensor(xyxy)\n"
+NO_CALL = "def run():\n    return None\n"
+DETECT_ROWS = """\
+import torch
+
+from crops import crop
+
+
+def run(det: torch.Tensor):
+    for *xyxy, conf in det:
+        crop(xyxy)
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_caller_in_another_module_reaches_the_open_document(tmp_path: Path) -> None:
+    """What the callers of another module pass is evidence too: their edits, unsaved or
+    on disk, lint the callee's document again, as flake8 reads it."""
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
+    crops, detect = tmp_path / "crops.py", tmp_path / "detect.py"
+    crops.write_text(CROP)
+    detect.write_text(NO_CALL)
+    async with session(PULL) as client:
+        crops_uri = _open_file(client, crops, CROP)
+        assert await _codes(client, crops_uri) == [] == _flake8(crops)  # no caller
+        detect_uri = _open_file(client, detect, NO_CALL)
+        _replace_all(client, detect_uri, DETECT_ROWS, 2)  # unsaved: imports it, passes rows of a tensor
+        assert await _codes(client, crops_uri) == [("TCP005", 5)]
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(detect_uri)))
+        assert await _codes(client, crops_uri) == []  # closed unsaved: no caller on disk
+        detect.write_text(DETECT_ROWS)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(detect.as_uri(), types.FileChangeType.Changed)]))
+        assert await _codes(client, crops_uri) == [("TCP005", 5)] == _flake8(crops)
+        (tmp_path / "late.py").write_text("from crops import crop\n\ncrop([0.0, 1.0])\n")
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent((tmp_path / "late.py").as_uri(), types.FileChangeType.Created)]))
+        assert await _codes(client, crops_uri) == [] == _flake8(crops)  # a new caller passes numbers

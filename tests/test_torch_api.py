@@ -1,23 +1,17 @@
 """The generated table of what returns a tensor (``analysis/torch_api.py``) matches the
 pinned torch's own type stubs, and linting never imports torch, numpy or pandas."""
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from generators import load_generator
+
 from flake8_tensorcopy.analysis import torch_api
 
-GENERATOR = Path(__file__).resolve().parent.parent / "scripts" / "generate_torch_api.py"
-
-
 def _generator():
-    spec = importlib.util.spec_from_file_location("generate_torch_api", GENERATOR)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_generator("generate_torch_api")
 
 
 def test_the_table_is_generated_from_the_pinned_torch():

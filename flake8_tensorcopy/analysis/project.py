@@ -17,6 +17,10 @@ is asked through :meth:`Project.ask` and kept with the hashes of what it was wor
 from: in memory for the rest of the run, and on disk for the next one (``cache.py``), so
 that a module asked by many files, or again tomorrow, is parsed once, or not at all.
 
+The callers of a module's functions are in the modules that import it: :meth:`Project.importers`
+reads that from the import statements of every module's text (``import_graph.py``), once a
+run, and an answer worked out from them is kept with a hash of the importers it read.
+
 Bounded: only modules under the project's root, at most :data:`MAX_MODULE_BYTES` each, a
 module that does not parse is unknown, at most :data:`MAX_HOPS` modules deep in one
 question, and the summaries of the modules used last are kept (:data:`CACHED_MODULES`, and
@@ -39,13 +43,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..bounded import BoundedCache
+from ..notebook import SUFFIX, Notebook, NotebookError
 from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
+from .import_graph import ImportGraph
 
 if TYPE_CHECKING:
     from .summary import ModuleSummary
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 MAX_MODULE_BYTES = 1 << 20  # larger modules are generated code: never read
+MAX_SCANNED_BYTES = 16 << 20  # read for imports only (a notebook with its outputs)
 MAX_HOPS = 6  # modules one question may pass through (a -> b -> c ...)
 # Summaries hold their ``ast`` trees, some 40 bytes a character of source: memory, not time,
 # bounds how many are kept (a flake8 run holds this beside flake8's own). What a module
@@ -63,6 +70,18 @@ _LIBRARIES = sys.stdlib_module_names | {
 
 def _spelled(found: tuple[str, str] | None) -> str:
     return f"{found[0]}\0{found[1]}" if found is not None else ""
+
+
+def _listed(modules: frozenset[str] | None) -> str:
+    return digest("\0".join(sorted(modules)).encode("utf-8", "surrogatepass")) if modules is not None else "?"
+
+
+def _notebook_code(text: str) -> str | None:
+    """A notebook's code cells as one module (None: not a notebook this tool reads)."""
+    try:
+        return Notebook(text).module
+    except NotebookError:
+        return None
 
 
 def find_root(path: str) -> str:
@@ -90,6 +109,7 @@ class Project:
         self._asking = 0  # questions being answered now (one asks others)
         self._too_deep = 0  # questions stopped by MAX_HOPS
         self._cycles = 0  # modules whose star imports lead back to themselves
+        self._graph: ImportGraph | None = None  # made when a caller is first looked for
 
     # -- which file an import names ------------------------------------------------
     def resolve(self, importer: str, dotted: str, asker: ModuleSummary | None = None) -> tuple[str, str] | None:
@@ -113,6 +133,44 @@ class Project:
     def _looks_up_alike(self, key: str, found: str) -> bool:
         _, importer, dotted, whole = key.split("\0")
         return _spelled(self._find(importer, dotted, whole=whole == "1")) == found
+
+    # -- who imports a module ----------------------------------------------------------
+    def importers(self, path: str, asker: ModuleSummary | None = None) -> frozenset[str] | None:
+        """The project's modules that import the module at ``path``: where its functions'
+        callers in other modules are (None: a project too large to know). ``asker`` notes
+        that its answers rely on them: a module that starts or stops importing changes them."""
+        if self._graph is None:
+            self._graph = ImportGraph(self.root, self.find_module, self._code)
+        found = self._graph.importers(path)
+        if asker is not None:
+            asker.depends_on[f"importers\0{path}"] = _listed(found)
+        return found
+
+    def spells(self, path: str, word: str) -> bool:
+        """Whether the module's text spells ``word`` (maybe inside a longer one): else it
+        makes no call by that name, and need not be parsed to know."""
+        text = self._text(path)
+        return text is not None and word.encode("utf-8", "surrogatepass") in text
+
+    def _text(self, path: str, limit: int = MAX_MODULE_BYTES) -> bytes | None:
+        buffer = self._buffers.get(path)
+        if buffer is not None:
+            return buffer.encode("utf-8", "surrogatepass")
+        try:
+            with open(path, "rb") as file:
+                text = file.read(limit + 1)
+        except OSError:
+            return None
+        return text if len(text) <= limit else None
+
+    def _code(self, path: str) -> bytes | None:
+        """The module's Python (a notebook's code cells), read for its imports: also of a
+        module too large to summarise, whose calls are then unknown rather than unseen."""
+        text = self._text(path, MAX_SCANNED_BYTES)
+        if text is None or not path.endswith(SUFFIX):
+            return text
+        code = _notebook_code(text.decode("utf-8", "replace"))
+        return code.encode("utf-8", "surrogatepass") if code is not None else None
 
     def _find(self, importer: str, dotted: str, whole: bool) -> tuple[str, str] | None:
         level = len(dotted) - len(dotted.lstrip("."))
@@ -236,10 +294,12 @@ class Project:
         return record
 
     def _unchanged(self, depends: dict[str, str]) -> bool:
-        """Whether every module an answer was worked out from hashes as it did, and every
-        import look-up finds what it found."""
+        """Whether every module an answer was worked out from hashes as it did, every
+        import look-up finds what it found, and every module has the importers it had."""
         return all(
-            self._looks_up_alike(key, found) if key.startswith("import\0") else self.digest(key) == found
+            self._looks_up_alike(key, found) if key.startswith("import\0")
+            else _listed(self.importers(key.partition("\0")[2])) == found if key.startswith("importers\0")
+            else self.digest(key) == found
             for key, found in depends.items()
         )
 
@@ -299,6 +359,10 @@ class Project:
             if source is None:
                 with tokenize.open(path) as file:  # honours a coding cookie and a BOM
                     source = file.read()
+            if path.endswith(SUFFIX):  # a notebook that imports the module calls it too
+                source = _notebook_code(source)
+                if source is None:
+                    return None, 0
             tree = ast.parse(source)
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             return None, len(source or "")
@@ -319,6 +383,7 @@ class Project:
     def forget_files(self) -> None:
         """Files were added, removed or changed on disk: look the imports up again."""
         self._files.clear()
+        self._graph = None
         _changed()
 
     # -- the language server's open documents ---------------------------------------
@@ -330,6 +395,7 @@ class Project:
         """Read exactly ``buffers`` over the disk (the fixer process: the server's buffers)."""
         if buffers != self._buffers:
             self._buffers = dict(buffers)
+            self._graph = None
             _changed()
 
     def overlay(self, path: str, text: str | None) -> None:
@@ -341,6 +407,8 @@ class Project:
             self._buffers.pop(path, None)
         else:
             self._buffers[path] = text
+        if self._graph is not None:
+            self._graph.reread(path)
         _changed()
 
 

@@ -135,6 +135,11 @@ class _Signature:
         self.varargs = arguments.vararg is not None
         self.varkeywords = arguments.kwarg is not None
 
+    def key(self) -> str:
+        """The signature spelled out: what an answer about its calls was worked out for."""
+        return repr((self.positional, sorted(self.positional_only), self.keyword_only, self.required,
+                     sorted(self.required_keywords), self.varargs, self.varkeywords))
+
     def binds(self, call: ast.Call) -> bool:
         """Whether ``call``'s arguments fit (a call that cannot is not a call of this function)."""
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -245,6 +250,9 @@ _NOTED = frozenset({
 })
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
 _MAX_CALL_INDEXES = 256  # the words whose calls one summary keeps (a server keeps summaries)
+# Modules beyond the file that may call one of its functions and are read to know what they
+# pass: a name spelled in more importers than these is too common to follow (unknown).
+MAX_CALLER_MODULES = 8
 
 
 def join(values: list[Value]) -> Value:
@@ -651,31 +659,136 @@ class ModuleSummary:
         return value
 
     def _passed_value(self, qualname: str, parameter: str) -> Value:
-        arguments = self.passed_arguments(qualname, parameter)
-        return join([self.facts(scope).value(argument) for argument, scope in arguments]) if arguments else None
+        arguments = self._arguments_in_file(qualname, parameter)
+        if arguments is None:
+            return None
+        here = [self.facts(scope).value(argument) for argument, scope in arguments]
+        if here and join(here) is None:
+            return None  # the file's own calls disagree: no need to read the others'
+        abroad = self._passed_abroad(qualname, parameter)
+        return join(here + abroad) if abroad is not None else None
 
     def passed_arguments(self, qualname: str, parameter: str) -> list[tuple[ast.expr, ast.AST]] | None:
         """What each call the file makes to its function ``qualname`` passes for ``parameter``,
         with the scope the call is made in; None where :meth:`passed_to` knows nothing."""
+        return self._arguments_in_file(qualname, parameter) or None
+
+    def _arguments_in_file(self, qualname: str, parameter: str) -> list[tuple[ast.expr, ast.AST]] | None:
+        """As :meth:`passed_arguments`, but [] when the file makes no call to the function."""
         if self.project is None:  # callers are read with the project (``project = true``)
             return None
-        function = self.definition(qualname)
-        if not isinstance(function, FUNCTION_DEFS) or function.decorator_list:
+        signature = self._signature(qualname)
+        if signature is None or parameter not in signature.names:
             return None
         owner, _, name = qualname.rpartition(".")
-        cls = self.definition(owner) if owner else None
-        if owner and not isinstance(cls, ast.ClassDef):
-            return None  # a nested function: its callers see the enclosing function's names
-        signature = _Signature(function, method=cls is not None)
-        if parameter not in signature.names or not self._named_again(self.qualname(cls) if name == "__init__" else name):
-            return None
+        if not self._named_again(owner if name == "__init__" else name):
+            return []
+        calls = self._calls_to(name, self.definition(owner) if owner else None, signature)
+        if calls is None:
+            return None  # some call or use may reach it unseen
         arguments = []
-        for call, scope in self._calls_to(name, cls, signature) or ():
+        for call, scope in calls:
             argument = signature.argument(call, parameter)
             if argument is None:
                 return None  # the default, or *args/**kwargs
             arguments.append((argument, scope))
-        return arguments or None
+        return arguments
+
+    def _signature(self, qualname: str) -> _Signature | None:
+        """The parameters of the file's function ``qualname`` (a module-level function or a
+        method) that only calls can reach; None for a decorated or nested function."""
+        function = self.definition(qualname)
+        if not isinstance(function, FUNCTION_DEFS) or function.decorator_list:
+            return None
+        owner = qualname.rpartition(".")[0]
+        cls = self.definition(owner) if owner else None
+        if owner and not isinstance(cls, ast.ClassDef):
+            return None  # a nested function: its callers see the enclosing function's names
+        return _Signature(function, method=cls is not None)
+
+    def _passed_abroad(self, qualname: str, parameter: str) -> list[Value] | None:
+        """What the calls of the project's other modules pass to the file's module-level
+        function ``qualname``, or a class's ``__init__`` (through the class), for ``parameter``
+        ([]: none calls it; None: unknown). Only the modules that import this one can call them
+        (by name), and of those only the ones that spell the name are read. Other methods get
+        the file's calls only: an instance reaches modules that never import its class (the
+        trainer is handed the model), and reading every module that calls a method of that
+        name (``update``, ``step``) cost 500 more parses over the application corpus for no
+        finding."""
+        owner, _, name = qualname.rpartition(".")
+        if self.project is None or (owner and name != "__init__") or "." in owner:
+            return []
+        word = owner or name
+        importers = self.project.importers(self.path, asker=self)
+        for package in [i for i in importers or () if i.endswith("__init__.py")]:
+            # ``from pkg import f`` of a package that imports it: whether f is this module's,
+            # the caller's summary cannot tell (unknown), but the call must not go unseen
+            importers = importers | (self.project.importers(package, asker=self) or frozenset())
+        if importers is None:
+            return None
+        callers = []
+        for path in sorted(importers):
+            self.depends_on[path] = self.project.digest(path) or ""  # it may come to call it
+            if self.project.spells(path, word):
+                callers.append(path)
+        if len(callers) > MAX_CALLER_MODULES:
+            return None
+        signature = self._signature(qualname)
+        if signature is None:
+            return None
+        question = ("passes", self.path, qualname, parameter, signature.key())
+        values: list[Value] = []
+        for path in callers:
+            with self.project.hop() as allowed:
+                if not allowed:
+                    return None
+                passed = self.project.ask(
+                    self, path, question, lambda home: home.passes(self.path, qualname, parameter, signature)
+                )
+            if not isinstance(passed, tuple):
+                return None
+            values += [_rebased(value, path) for value in passed]
+        return values
+
+    def passes(self, module: str, qualname: str, parameter: str, signature: _Signature) -> tuple | None:
+        """What this module's calls of the function ``qualname`` (or class, for its
+        ``__init__``) of the module at ``module`` pass for ``parameter``, asked from there: ()
+        for no call, (what they all pass,), or None when unknown (a call passes something else
+        or nothing, it is used as a value, or a call reaches one of that name that this module
+        cannot place)."""
+        called = qualname.partition(".")[0]  # a class is called for its __init__
+        callers, escaping = self._call_index((called,))
+        # Read other than called (a callback, a subclass's base): its calls go unseen. An
+        # attribute of that name (``boxes.crop``, ``self.crop``) cannot be told from it.
+        if called in escaping and self._places(ast.Name(id=called), module, called) is not False:
+            return None
+        if "." + called in escaping:
+            return None
+        values = []
+        for call, scope in [*callers.get(called, ()), *callers.get("." + called, ())]:
+            reaches = self._places(call.func, module, called)
+            if reaches is False or not signature.binds(call):
+                continue
+            argument = signature.argument(call, parameter)
+            if reaches is None or scope is None or argument is None:
+                return None
+            values.append(self.facts(scope).value(argument))
+        if not values:
+            return ()
+        value = join(values)
+        return (value,) if value is not None else None
+
+    def _places(self, func: ast.expr, module: str, name: str) -> bool | None:
+        """Whether the callee ``func`` is the function ``name`` of the module at ``module``
+        (None: a function of that name in another of the project's modules, maybe the same
+        one imported through it)."""
+        qualified = self.imports.qualify_expression(func)
+        found = self.located(qualified) if qualified is not None else None
+        if found is None:
+            return False  # the module's own, a builtin, a method, a library's
+        if found == (module, name):
+            return True
+        return None if found[1] == name else False
 
     def _named_again(self, name: str) -> bool:
         """Whether the source may spell ``name`` more than once (the definition): else the
@@ -1487,6 +1600,8 @@ class ScopeFacts:
             if left or right:
                 index = bool(left and left.index) and not (right and not right.index)
                 return FRESH_INDEX if index else FRESH
+            if isinstance(node.op, ast.Mult) and Holds.TENSORS in (self.value(node.left), self.value(node.right)):
+                return Holds.TENSORS  # [torch.zeros(0, 6)] * batch_size: a list of tensors, repeated
             return None
         if isinstance(node, ast.Compare):
             if any(isinstance(op, _MEMBERSHIP) for op in node.ops):
@@ -1513,6 +1628,18 @@ class ScopeFacts:
         if isinstance(node, ast.ListComp):
             return Holds.TENSORS if isinstance(self._comprehension_element(node), TensorInfo) else None
         return None
+
+    def _first_element(self, node: ast.Call) -> Value | tuple:
+        """``next(iter(loader))``: the first of what ``loader`` gives (a batch, a row), where
+        neither builtin is the file's own."""
+        iterated = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not (isinstance(node.func, ast.Name) and node.func.id == "next" and isinstance(iterated, ast.Call)
+                and isinstance(iterated.func, ast.Name) and iterated.func.id == "iter"
+                and len(iterated.args) == 1 and not iterated.keywords):
+            return None
+        if any(self.summary.definition(b) is not None or self._local_anywhere(b) for b in ("next", "iter")):
+            return None
+        return self._element_of(iterated.args[0])
 
     def _comprehension_element(self, node: ast.ListComp) -> Value:
         """What each element of ``[elt for target in iterable ...]`` holds: the targets are
@@ -1555,6 +1682,8 @@ class ScopeFacts:
                     and self.summary.definition(func.id) is None and not self._local_anywhere(func.id):
                 # list(model.parameters()), tuple(t): the elements of what it iterates
                 return Holds.TENSORS if isinstance(self._element_of(node.args[0]), TensorInfo) else None
+            if (first := self._first_element(node)) is not None:
+                return first
             own = self.own_call(func.id)
             if own is None and isinstance(instance := self.name_value(func.id), Instance):
                 return self.summary.instance_call(instance)  # model = Net(); model(x)

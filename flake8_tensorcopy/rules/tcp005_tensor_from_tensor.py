@@ -44,7 +44,8 @@ class TensorFromTensor(Rule):
         "values (`vals.append(t)`, also on one path of several, and rows: `rows[i].append(t)`), "
         "comprehensions over a tensor (`[w / s for w in weights]`), the rows of tensors it loops "
         "over (`for *box, conf, cls in det`), the batches of a `DataLoader` (`for i, data in "
-        "enumerate(loader): x, y = data`), `Variable(t)`, what calling the file's own torch "
+        "enumerate(loader): x, y = data`, `next(iter(loader))`), a list of tensors repeated "
+        "(`[torch.zeros(0, 6)] * n`), `Variable(t)`, what calling the file's own torch "
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
         "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable used as only a "
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
@@ -54,7 +55,9 @@ class TensorFromTensor(Rule):
         "(`datasets.MNIST(root).targets`, from a table generated from torchvision's sources); "
         "with `project = true`, what the project's "
         "other modules return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
-        "a parameter to which every call in the file passes a tensor. {accuracy} Misses "
+        "a parameter to which every call passes a tensor: the file's own calls, and for a module-level "
+        "function or a class's `__init__` the calls of the modules that import it too (a "
+        "`save_one_box(xyxy)` whose callers in `detect.py` pass rows of detections). {accuracy} Misses "
         "include tensors of a library's conventions (the `targets` of a torchvision dataset "
         "passed in by a caller, `ToTensor` images, results of POT's `ot.sinkhorn` on tensors), models loaded from "
         "files, an optimizer's state, values that depend on a command-line flag, and a helper "
@@ -155,6 +158,12 @@ class TensorFromTensor(Rule):
         Example("import torch\nfrom torchvision import datasets\ndef labels(root):\n"
                 "    train_set = datasets.MNIST(root, train=True)\n    return torch.tensor(train_set.targets)\n",
                 [(5, 12)]),
+        # A list of tensors repeated is one too; the first batch of a DataLoader is a batch.
+        Example("import torch\ndef empty(n):\n    output = [torch.zeros((0, 6))] * n\n"
+                "    return torch.tensor(output[0])\n", [(4, 12)]),
+        Example("import torch\nfrom torch.utils.data import DataLoader\ndef peek(dataset):\n"
+                "    images, labels = next(iter(DataLoader(dataset)))\n    return torch.LongTensor(labels)\n",
+                [(5, 12)]),
         # A numpy ufunc applied to a CPU tensor gives a tensor back (Tensor.__array_wrap__).
         Example("import numpy as np\nimport torch\ndef probs(logits: torch.Tensor):\n"
                 "    p = np.exp(logits)\n    return torch.tensor(p / p.sum())\n", [(5, 12)]),
@@ -174,6 +183,8 @@ class TensorFromTensor(Rule):
         "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
         "import torch\ndef f(model, xs):\n    vals = []\n    for x in xs:\n        vals.append(model(x).item())\n    return torch.tensor(vals)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n    for batch in DataLoader(dataset):\n        return torch.tensor(batch)\n",
+        # A list of numbers repeated; next() of what is not known to give tensors.
+        "import torch\ndef f(n, rows):\n    return torch.tensor([0.0] * n), torch.tensor(next(iter(rows)))\n",
         # forward() of a class that is no torch module; a list attribute filled from outside:
         "import torch\nclass Net:\n    def forward(self, x):\n        return torch.relu(x)\n"
         "def predict(x):\n    model = Net()\n    return torch.tensor(model.forward(x).tolist()), torch.tensor(model(x))\n",

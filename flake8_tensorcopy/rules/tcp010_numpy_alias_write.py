@@ -24,7 +24,7 @@ from ..inference import (
     keyword_argument,
     method_call,
 )
-from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method, word
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method
 
 # Attributes of a tensor that are views of it.
 _TENSOR_VIEW_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})

@@ -1,0 +1,148 @@
+"""Which modules of a project import which: where the callers of a module's functions are.
+
+A function's parameter is known when every call the project makes to it passes the same
+kind (issue "Evidence across the project"); the calls of other modules can only be in the
+modules that import the function's own. Finding them must not cost a parse of the whole
+project, so the import statements are read from each module's text with a pattern, once a
+process (and again for a file that changes): a handful of regular-expression matches a file,
+against the ``ast`` parse of every module a whole-project walk would need.
+
+The pattern may see more than Python does (an ``import`` inside a string): an importer too
+many is only read for nothing, since what its calls reach is judged on its summary. It
+misses only an import that follows a ``;`` on its line (``x = 1; import m``), which is rare.
+
+Notebooks are read too (their code cells): they import modules and call them.
+
+Bounded: at most :data:`MAX_MODULES` modules and :data:`MAX_ENTRIES` names of any kind (a data
+folder of a million images) walked, else the project's callers are unknown; each module read
+up to the project's ``MAX_SCANNED_BYTES`` (16 MiB: a notebook with its outputs; a module over
+the 1 MiB a summary reads is then an importer whose calls are unknown, and one larger still
+is not read); folders whose names start with a dot, ``__pycache__``, ``node_modules``,
+``site-packages`` and virtual environments (a ``pyvenv.cfg``) are not walked, nor links to
+folders (no loops).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable
+
+MAX_MODULES = 10_000
+MAX_ENTRIES = 200_000
+_MODULES = (".py", ".ipynb")  # a notebook imports the project's modules, and calls them
+_SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages"})
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.MULTILINE
+)
+_NAME = re.compile(r"[.\w]+")
+
+# (importer, dotted module name) -> that module's file, or None (``Project.find_module``)
+FindModule = Callable[[str, str], "str | None"]
+
+
+def imported_names(text: bytes) -> list[tuple[str, list[str]]]:
+    """The dotted names the text imports, each with the names imported from it that may be
+    modules of a package, as ``find_module`` reads them: ``from a.b import c, d as e`` gives
+    (``a.b``, [``a.b.c``, ``a.b.d``]), ``from . import m`` gives (``.``, [``.m``]), and
+    ``import a.b as c, d`` gives (``a.b``, []) and (``d``, [])."""
+    names: list[tuple[str, list[str]]] = []
+    for match in _IMPORT.finditer(text):
+        package, members, modules = match.groups()
+        if package is not None:
+            base = sys.intern(package.decode("ascii", "replace"))  # many modules import the same
+            joint = "" if base.endswith(".") else "."
+            listed = _members(members.decode("utf-8", "replace"))
+            names.append((base, [base + joint + member for member in listed if member != "*"]))
+        else:
+            names += [(sys.intern(module), []) for module in _members(modules.decode("utf-8", "replace"))]
+    return names
+
+
+def _members(listed: str) -> list[str]:
+    """``a as b, (c, d)`` -> ``a``, ``c``, ``d``; ``*`` stays."""
+    found = []
+    for part in listed.strip().strip("()\\").split(","):
+        words = part.split()
+        if words and (_NAME.fullmatch(words[0]) or words[0] == "*"):
+            found.append(words[0])
+    return found
+
+
+class ImportGraph:
+    """The project's modules and the project modules each imports."""
+
+    def __init__(self, root: str, find_module: FindModule, read: Callable[[str], bytes | None]) -> None:
+        self.root = root
+        self._find_module = find_module
+        self._read = read
+        # module -> what it imports, as written: resolved only for a module whose callers are
+        # looked for, and only where the last part of a name is that module's own
+        self._imports: dict[str, list[tuple[str, list[str]]]] | None = None
+        self._importers: dict[str, frozenset[str]] = {}
+
+    def importers(self, module: str) -> frozenset[str] | None:
+        """The modules that import ``module`` (None: the project is too large to know)."""
+        if self._imports is None:
+            self._imports = self._walk()
+        if self._imports is None:
+            return None
+        found = self._importers.get(module)
+        if found is None:
+            found = self._importers[module] = frozenset(
+                importer for importer, names in self._imports.items()
+                if importer != module and self._imports_module(importer, names, module)
+            )
+        return found
+
+    def reread(self, module: str) -> None:
+        """``module``'s text changed (an editor's buffer): read its imports again."""
+        if self._imports is not None and module.endswith(_MODULES):
+            self._imports[module] = self._names_in(module)
+            self._importers.clear()
+
+    def _imports_module(self, importer: str, names: list[tuple[str, list[str]]], module: str) -> bool:
+        folder, file = os.path.split(module)
+        package = file == "__init__.py"
+        stem = os.path.basename(folder) if package else file[: -len(".py")]
+        for name, members in names:
+            if (_last(name) == stem or (package and not name.strip("."))) and self._find_module(importer, name) == module:
+                return True
+            for member in members:
+                if _last(member) == stem:
+                    base = self._find_module(importer, name)
+                    # only a package has modules among its names (``from pkg import plots``)
+                    if (base is None or base.endswith("__init__.py")) and self._find_module(importer, member) == module:
+                        return True
+        return False
+
+    def _walk(self) -> dict[str, list[tuple[str, list[str]]]] | None:
+        imports: dict[str, list[tuple[str, list[str]]]] = {}
+        entries = 0
+        for folder, folders, files in os.walk(self.root):  # links to folders are not followed
+            entries += len(folders) + len(files)
+            if entries > MAX_ENTRIES:
+                return None
+            folders[:] = [
+                name for name in folders
+                if not name.startswith(".") and name not in _SKIPPED_FOLDERS
+                and not os.path.exists(os.path.join(folder, name, "pyvenv.cfg"))
+            ]
+            for name in files:
+                if name.endswith(_MODULES):
+                    if len(imports) >= MAX_MODULES:
+                        return None
+                    path = os.path.join(folder, name)
+                    if os.path.islink(path):  # a linked module is known by where it lies
+                        path = os.path.realpath(path)
+                    imports[path] = self._names_in(path)
+        return imports
+
+    def _names_in(self, module: str) -> list[tuple[str, list[str]]]:
+        text = self._read(module)
+        return imported_names(text) if text is not None else []
+
+
+def _last(dotted: str) -> str:
+    return dotted.rpartition(".")[2]
