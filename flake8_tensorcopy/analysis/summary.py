@@ -642,12 +642,13 @@ class ModuleSummary:
 
     # -- what the file's calls pass to its functions -------------------------------
     def passed_to(self, qualname: str, parameter: str) -> Value:
-        """What every call the file makes to its function ``qualname`` passes for
-        ``parameter``: a module-level function called by name, a method called on ``self`` or
-        on an instance of its class, ``__init__`` through the class. None when there is no
-        such call, when one passes something else or relies on the default, and when the
-        function may be reached otherwise: decorated, used as a value (a callback), called
-        with ``*args``/``**kwargs``, or through a receiver the file cannot tell."""
+        """What every call of the file's function ``qualname`` passes for ``parameter``: the
+        file's calls (a module-level function called by name, a method called on ``self`` or
+        on an instance of its class, ``__init__`` through the class), and for a module-level
+        function or ``__init__`` those of the modules that import the file too. None when
+        there is no such call, when one passes something else or relies on the default, and
+        when the function may be reached otherwise: decorated, used as a value (a callback),
+        called with ``*args``/``**kwargs``, or through a receiver the file cannot tell."""
         if self.project is None:  # callers are read with the project (``project = true``)
             return None
         key = (qualname, parameter)

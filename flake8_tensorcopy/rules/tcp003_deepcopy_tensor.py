@@ -34,7 +34,8 @@ class DeepcopyTensor(Rule):
         "with `project = true`, the project's modules it imports): annotations, torch calls, what the project's functions "
         "return and its classes store on `self`, methods only tensors have (`out.detach()`), a "
         "parameter used as only a tensor can be, or its docstring's type, or (with `project = true`) "
-        "to which every call in the file passes a tensor; `list(model.parameters())`; a number to which a tensor "
+        "to which every call passes a tensor (the file's, and for a module-level function or a class's "
+        "`__init__` those of the modules that import it); `list(model.parameters())`; a number to which a tensor "
         "is added (`s = 0.0; s += t`). {accuracy} Misses include values whose receiver no "
         "reading can tell (an attribute of an object moved through a chain of calls) and a "
         "parameter some call passes something else to.",
