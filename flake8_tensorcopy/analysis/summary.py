@@ -1595,13 +1595,12 @@ class ScopeFacts:
                 return TENSOR
             return None
         if isinstance(node, ast.BinOp):
-            left, right = self.value(node.left), self.value(node.right)
-            left = left if isinstance(left, TensorInfo) else None
-            right = right if isinstance(right, TensorInfo) else None
+            operands = self.value(node.left), self.value(node.right)
+            left, right = (value if isinstance(value, TensorInfo) else None for value in operands)
             if left or right:
                 index = bool(left and left.index) and not (right and not right.index)
                 return FRESH_INDEX if index else FRESH
-            if isinstance(node.op, ast.Mult) and Holds.TENSORS in (self.value(node.left), self.value(node.right)):
+            if isinstance(node.op, ast.Mult) and Holds.TENSORS in operands:
                 return Holds.TENSORS  # [torch.zeros(0, 6)] * batch_size: a list of tensors, repeated
             return None
         if isinstance(node, ast.Compare):
