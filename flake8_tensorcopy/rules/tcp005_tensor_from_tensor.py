@@ -183,8 +183,11 @@ class TensorFromTensor(Rule):
         "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
         "import torch\ndef f(model, xs):\n    vals = []\n    for x in xs:\n        vals.append(model(x).item())\n    return torch.tensor(vals)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n    for batch in DataLoader(dataset):\n        return torch.tensor(batch)\n",
-        # A list of numbers repeated; next() of what is not known to give tensors.
+        # A list of numbers repeated; next() of what is not known to give tensors, or of the
+        # file's own iter().
         "import torch\ndef f(n, rows):\n    return torch.tensor([0.0] * n), torch.tensor(next(iter(rows)))\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef iter(loader):\n    return loader.dataset.names\n"
+        "def peek(dataset):\n    images, labels = next(iter(DataLoader(dataset)))\n    return torch.tensor(labels)\n",
         # forward() of a class that is no torch module; a list attribute filled from outside:
         "import torch\nclass Net:\n    def forward(self, x):\n        return torch.relu(x)\n"
         "def predict(x):\n    model = Net()\n    return torch.tensor(model.forward(x).tolist()), torch.tensor(model(x))\n",
