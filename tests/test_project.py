@@ -199,6 +199,7 @@ def found(path: Path) -> list[tuple[int, str]]:
     source = path.read_text()
     return sorted((f.line, f.code) for f in engine.lint_source(source, path=str(path)))
 
+
 # Functions whose only callers are in other modules (the modules that import this one).
 BOXES = """\
 import torch

@@ -660,25 +660,27 @@ class ModuleSummary:
         return value
 
     def _passed_value(self, qualname: str, parameter: str) -> Value:
-        arguments = self._arguments_in_file(qualname, parameter)
-        if arguments is None:
+        signature = self._signature(qualname)
+        arguments = self._arguments_in_file(qualname, parameter, signature)
+        if signature is None or arguments is None:
             return None
         here = [self.facts(scope).value(argument) for argument, scope in arguments]
         if here and join(here) is None:
             return None  # the file's own calls disagree: no need to read the others'
-        abroad = self._passed_abroad(qualname, parameter)
+        abroad = self._passed_abroad(qualname, parameter, signature)
         return join(here + abroad) if abroad is not None else None
 
     def passed_arguments(self, qualname: str, parameter: str) -> list[tuple[ast.expr, ast.AST]] | None:
         """What each call the file makes to its function ``qualname`` passes for ``parameter``,
         with the scope the call is made in; None where :meth:`passed_to` knows nothing."""
-        return self._arguments_in_file(qualname, parameter) or None
+        return self._arguments_in_file(qualname, parameter, self._signature(qualname)) or None
 
-    def _arguments_in_file(self, qualname: str, parameter: str) -> list[tuple[ast.expr, ast.AST]] | None:
-        """As :meth:`passed_arguments`, but [] when the file makes no call to the function."""
+    def _arguments_in_file(self, qualname: str, parameter: str,
+                           signature: _Signature | None) -> list[tuple[ast.expr, ast.AST]] | None:
+        """As :meth:`passed_arguments`, but [] when the file makes no call to the function
+        (``signature``: the function's, see :meth:`_signature`)."""
         if self.project is None:  # callers are read with the project (``project = true``)
             return None
-        signature = self._signature(qualname)
         if signature is None or parameter not in signature.names:
             return None
         owner, _, name = qualname.rpartition(".")
@@ -707,7 +709,7 @@ class ModuleSummary:
             return None  # a nested function: its callers see the enclosing function's names
         return _Signature(function, method=cls is not None)
 
-    def _passed_abroad(self, qualname: str, parameter: str) -> list[Value] | None:
+    def _passed_abroad(self, qualname: str, parameter: str, signature: _Signature) -> list[Value] | None:
         """What the calls of the project's other modules pass to the file's module-level
         function ``qualname``, or a class's ``__init__`` (through the class), for ``parameter``
         ([]: none calls it; None: unknown). Only the modules that import this one can call them
@@ -717,7 +719,7 @@ class ModuleSummary:
         name (``update``, ``step``) cost 500 more parses over the application corpus for no
         finding."""
         owner, _, name = qualname.rpartition(".")
-        if self.project is None or (owner and name != "__init__") or "." in owner:
+        if (owner and name != "__init__") or "." in owner:
             return []
         word = owner or name
         importers = self.project.importers(self.path, asker=self)
@@ -733,9 +735,6 @@ class ModuleSummary:
             if self.project.spells(path, word):
                 callers.append(path)
         if len(callers) > MAX_CALLER_MODULES:
-            return None
-        signature = self._signature(qualname)
-        if signature is None:
             return None
         question = ("passes", self.path, qualname, parameter, signature.key())
         values: list[Value] = []
@@ -761,13 +760,13 @@ class ModuleSummary:
         callers, escaping = self._call_index((called,))
         # Read other than called (a callback, a subclass's base): its calls go unseen. An
         # attribute of that name (``boxes.crop``, ``self.crop``) cannot be told from it.
-        if called in escaping and self._places(ast.Name(id=called), module, called) is not False:
+        if called in escaping and self._places(self.imports.aliases.get(called), module, called) is not False:
             return None
         if "." + called in escaping:
             return None
         values = []
         for call, scope in [*callers.get(called, ()), *callers.get("." + called, ())]:
-            reaches = self._places(call.func, module, called)
+            reaches = self._places(self.imports.qualify_expression(call.func), module, called)
             if reaches is False or not signature.binds(call):
                 continue
             argument = signature.argument(call, parameter)
@@ -779,11 +778,10 @@ class ModuleSummary:
         value = join(values)
         return (value,) if value is not None else None
 
-    def _places(self, func: ast.expr, module: str, name: str) -> bool | None:
-        """Whether the callee ``func`` is the function ``name`` of the module at ``module``
-        (None: a function of that name in another of the project's modules, maybe the same
-        one imported through it)."""
-        qualified = self.imports.qualify_expression(func)
+    def _places(self, qualified: str | None, module: str, name: str) -> bool | None:
+        """Whether the imported name ``qualified`` (None: not imported) is the function
+        ``name`` of the module at ``module`` (None: a function of that name in another of the
+        project's modules, maybe the same one imported through it)."""
         found = self.located(qualified) if qualified is not None else None
         if found is None:
             return False  # the module's own, a builtin, a method, a library's
@@ -1637,9 +1635,11 @@ class ScopeFacts:
                 and isinstance(iterated.func, ast.Name) and iterated.func.id == "iter"
                 and len(iterated.args) == 1 and not iterated.keywords):
             return None
-        if any(self.summary.definition(b) is not None or self._local_anywhere(b) for b in ("next", "iter")):
-            return None
-        return self._element_of(iterated.args[0])
+        return self._element_of(iterated.args[0]) if self._builtin("next") and self._builtin("iter") else None
+
+    def _builtin(self, name: str) -> bool:
+        """Whether ``name`` is Python's builtin here: neither the file nor the scope binds it."""
+        return self.summary.definition(name) is None and not self._local_anywhere(name)
 
     def _comprehension_element(self, node: ast.ListComp) -> Value:
         """What each element of ``[elt for target in iterable ...]`` holds: the targets are
@@ -1679,7 +1679,7 @@ class ScopeFacts:
                 or self.summary.imported_call(qualified)
         if isinstance(func, ast.Name):
             if func.id in _SEQUENCES and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred) \
-                    and self.summary.definition(func.id) is None and not self._local_anywhere(func.id):
+                    and self._builtin(func.id):
                 # list(model.parameters()), tuple(t): the elements of what it iterates
                 return Holds.TENSORS if isinstance(self._element_of(node.args[0]), TensorInfo) else None
             if (first := self._first_element(node)) is not None:
