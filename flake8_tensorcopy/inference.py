@@ -37,6 +37,7 @@ from .analysis.vocabulary import (  # noqa: F401 (CONVERSION_METHODS, VIEW_METHO
     PARAMETER_ATTRIBUTES,
     PARAMETER_CONSTRUCTORS,
     PARAMETER_ITERATORS,
+    SIZED_TENSOR_METHODS,
     TENSOR,
     TENSOR_ANNOTATIONS,
     TENSOR_ATTRIBUTES,
@@ -430,6 +431,8 @@ class Inference:
         ):
             # Whatever the receiver is, only tensors have this method: (a == b).float().
             return FRESH if name in FRESH_METHODS else TENSOR
+        if instance is None and _sized_call(node):
+            return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
         return None
 
     def _summarised_call(self, node: cst.Call) -> Value:
@@ -558,6 +561,13 @@ def _integer_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         node = node.expression
     return isinstance(node, cst.Integer) or (isinstance(node, cst.Name) and node.value in ("True", "False"))
+
+
+def _sized_call(call: cst.Call) -> bool:
+    """``x.view(-1, 5)``: see ``SIZED_TENSOR_METHODS`` (the summary's ``_sized_call``)."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in SIZED_TENSOR_METHODS and any(
+        argument.keyword is None and not argument.star and _integer_literal(argument.value) for argument in call.args
+    )
 
 
 def is_copying_conversion(call: cst.Call) -> bool:

@@ -86,7 +86,8 @@ CASES = [
     ("def f(x):\n    y = x.detach()", "x", "f", TENSOR),
     ("def f(x):\n    y = x.detach()\n    if isinstance(x, list):\n        pass", "x", "f", None),
     ("def f(x):\n    x = x.detach()", "x", "f", TENSOR),  # read before it is rebound
-    ("def f(x):\n    y = x.view(-1)", "x", "f", None),  # numpy arrays have .view too
+    ("def f(x):\n    y = x.view(-1)", "x", "f", TENSOR),  # numpy's .view takes a dtype: view(-1) raises
+    ("def f(x):\n    y = x.view(dtype)", "x", "f", None),  # numpy arrays have .view too
     ("def f(model):\n    model.cuda()\n    model.train()", "model", "f", None),
     # Tensor-only methods and the generated torch table.
     ("def f(out):\n    pass", "out.detach()", "f", TENSOR),
@@ -219,10 +220,19 @@ PARAMETERS = [
     ("x.contiguous()", TENSOR),  # memoryview has .contiguous, but not to call
     ("x.stride(0)", TENSOR),  # a conv layer's .stride is a tuple
     ("x.size(0)", None),  # a replay buffer's size() too
+    ("x.view(-1, 5)", TENSOR),  # numpy's view takes a dtype, not sizes
+    ("x.view(n, 4)", TENSOR),
+    ("x.view(np.float32)", None),
+    ("x.view(dtype=np.int8)", None),
     ("x.contiguous", None),  # read, not called: a memoryview's flag
 ])
 def test_calls_only_tensors_answer(use, expected):
     assert value_of(f"def f(x):\n    y = {use}", "x", "f") == expected
+
+
+@pytest.mark.parametrize("call, expected", [("x[0].view(-1, 5)", TENSOR), ("x[0].view(np.float32)", None)])
+def test_a_sized_view_is_a_tensor_whatever_its_receiver(call, expected):
+    assert value_of(f"def f(x):\n    y = {call}", "y", "f") == expected
 
 
 ALL_CASES = CASES + TUPLES_AND_INPUTS + COMPREHENSIONS + PARAMETERS

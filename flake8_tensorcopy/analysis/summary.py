@@ -61,6 +61,7 @@ from .vocabulary import (
     PARAMETER_ATTRIBUTES,
     PARAMETER_CONSTRUCTORS,
     PARAMETER_ITERATORS,
+    SIZED_TENSOR_METHODS,
     TENSOR,
     TENSOR_ANNOTATIONS,
     TENSOR_ATTRIBUTES,
@@ -1175,8 +1176,9 @@ class ScopeFacts:
             self._note_element_write(node)
             self._note_tensor_input(node)
             func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in TENSOR_ONLY_CALLS:
-                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0)
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)):
+                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0), x.view(-1, 5)
             elif isinstance(func, ast.Attribute) and func.attr in SLICED_TENSOR_CALLS and (sliced := _sliced(func.value)):
                 self._use_as_tensor(sliced, node.lineno)  # det[:, 5].unique()
             if isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") and node.args:
@@ -1714,6 +1716,8 @@ class ScopeFacts:
             method in TENSOR_ONLY_METHODS or (isinstance(func.value, _OPERATIONS) and method in COMPUTED_TENSOR_METHODS)
         ):
             return FRESH if method in FRESH_METHODS else TENSOR  # only tensors have it: (a == b).float()
+        if receiver is None and _sized_call(node):
+            return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
         return None
 
     def own_call(self, name: str) -> Value:
@@ -1764,6 +1768,14 @@ def _legacy_scalar(node: ast.Subscript) -> bool:
     value, index = node.value, node.slice
     return isinstance(value, ast.Attribute) and value.attr == "data" \
         and isinstance(index, ast.Constant) and type(index.value) is int
+
+
+def _sized_call(call: ast.Call) -> bool:
+    """``x.view(-1, 5)``: a method numpy has too, called with sizes (an integer literal)
+    where numpy's takes a dtype: the receiver is a tensor."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr in SIZED_TENSOR_METHODS and any(
+        _integer_literal(argument) for argument in call.args
+    )
 
 
 def _sliced(node: ast.expr) -> str | None:

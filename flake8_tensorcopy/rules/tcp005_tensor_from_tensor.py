@@ -164,6 +164,12 @@ class TensorFromTensor(Rule):
         Example("import torch\nfrom torch.utils.data import DataLoader\ndef peek(dataset):\n"
                 "    images, labels = next(iter(DataLoader(dataset)))\n    return torch.LongTensor(labels)\n",
                 [(5, 12)]),
+        # Sizes where numpy's view takes a dtype: only a tensor's view, whose rows are tensors.
+        Example("import torch\ndef targets(target, n, w):\n    for b in range(n):\n"
+                "        tbox = target[b].view(-1, 5)\n        gx, gw = [i * w for i in (tbox[0][1], tbox[0][3])]\n"
+                "        yield torch.FloatTensor([gx, gw])\n", [(6, 15)]),
+        Example("import torch\ndef flat(x):\n    rows = x.view(x.shape[0], -1)\n    return torch.Tensor(x)\n",
+                [(4, 12)]),
         # A numpy ufunc applied to a CPU tensor gives a tensor back (Tensor.__array_wrap__).
         Example("import numpy as np\nimport torch\ndef probs(logits: torch.Tensor):\n"
                 "    p = np.exp(logits)\n    return torch.tensor(p / p.sum())\n", [(5, 12)]),
@@ -178,6 +184,9 @@ class TensorFromTensor(Rule):
         # CIFAR's targets are a list of ints.
         "import torch\nfrom torchvision import datasets\ndef labels(root):\n"
         "    return torch.tensor(datasets.CIFAR10(root).targets)\n",
+        # numpy's view takes a dtype, not sizes.
+        "import numpy as np\nimport torch\ndef f(a):\n"
+        "    return torch.tensor(a.view(np.float32)), torch.tensor(a.view(dtype=np.int8))\n",
         # With `out=` a ufunc gives back the array written into; on an array, an array.
         "import numpy as np\nimport torch\ndef f(t: torch.Tensor, buf):\n"
         "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
