@@ -536,9 +536,23 @@ def test_score_counts_each_outcome():
         Outcome("unlabelled", "TCP007", "o/r", "a.py", 30, ""),
     ]
     assert by_code["TCP005"].as_dict() == {
-        "code": "TCP005", "hazards": 1, "found": 1, "missed": 0, "false": 1, "unlabelled": 0,
+        "code": "TCP005", "hazards": 1, "found": 1, "missed": 0, "false": 1, "unlabelled": 0, "unsure": 0,
         "recall": 1.0, "precision": 0.5,
     }
+
+
+def test_an_unsure_statement_counts_in_neither_ratio():
+    labels = [
+        label(10, "TCP005", "TCP005", "list of tensors"),
+        label(20, "TCP005", "unsure", "unsure: a tensor only with --dataset mnist"),  # found
+        label(30, "TCP005", "unsure", "unsure: a tensor only with --mask false"),  # not found
+    ]
+    table = acc_score.score(labels, {("o/r", "a.py"): [(10, "TCP005"), (20, "TCP005")]})
+    rule = next(rule for rule in table.rules if rule.code == "TCP005")
+    assert (rule.hazards, rule.found, rule.missed, rule.false, rule.unlabelled, rule.unsure) == (1, 1, 0, 0, 0, 2)
+    assert (rule.recall, rule.precision, table.total.unsure) == (1.0, 1.0, 2)
+    assert [o.kind for o in table.outcomes] == ["TP", "unsure"]
+    assert "Left out of both ratios: 2 statements labelled `unsure` (TCP005 2)" in acc_score.readme_table(table, 1, 3)
 
 
 def test_score_of_nothing_is_undefined_not_zero():
@@ -577,9 +591,11 @@ def lab(line: int, shape: str = "TCP005", code: str = "none", note: str = "n", c
 
 
 def test_problems_names_each_kind_of_problem():
-    candidates = [cand(line) for line in (1, 2, 3, 4, 5, 6)]
+    candidates = [cand(line) for line in (1, 2, 3, 4, 5, 6, 10, 11)]
     labels = [
         lab(1, code="TCP005"),  # fine
+        lab(10, code="unsure", note="unsure: a tensor only with --dataset mnist"),  # fine
+        lab(11, code="unsure", note="a flag"),  # an unsure label says so, and why
         lab(2), lab(2, code="TCP005"),  # the same key twice
         lab(3, code="TCP003"),  # a code that is neither the shape nor none
         lab(4, commit=COMMIT_B),  # a commit other than repos.csv's
@@ -591,7 +607,8 @@ def test_problems_names_each_kind_of_problem():
     ]
     assert acc_labels.problems(labels, REPOS, candidates) == [
         "o/a x.py 2 TCP005: labelled 2 times",
-        "o/a x.py:3 TCP005: code must be TCP005 or none, not 'TCP003'",
+        "o/a x.py:11 TCP005: an unsure label's note starts with 'unsure:' and names the flag or file",
+        "o/a x.py:3 TCP005: code must be TCP005, none or unsure, not 'TCP003'",
         f"o/a x.py:4 TCP005: commit {COMMIT_B} is not repos.csv's ({COMMIT_A})",
         "o/a x.py:5 TCP099: unknown shape 'TCP099'",
         "o/a x.py:8 manual: a manual label needs a TCP code, not 'none'",

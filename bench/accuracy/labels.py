@@ -39,6 +39,9 @@ CANDIDATES_CSV = HERE / "candidates.csv"
 LABELS_CSV = HERE / "labels.csv"
 CODES = tuple(f"TCP{number:03d}" for number in range(1, 12))
 NONE = "none"
+# A hazard whose evidence no static reading can reach (it depends on a command-line flag or
+# on a file loaded at run time): counted in neither ratio. The note says which flag or file.
+UNSURE = "unsure"
 MANUAL = "manual"
 AUTO_SUFFIX = " (auto)"  # the note of a generated label
 
@@ -65,7 +68,7 @@ class Label:
     path: str
     line: int
     shape: str
-    code: str  # a TCP code or "none"
+    code: str  # a TCP code, "none" or "unsure"
     note: str
 
     @property
@@ -150,8 +153,10 @@ def problems(labels: list[Label], repos: list[corpus.Repo], candidates: list[Can
                 found.append(f"{where}: a manual label needs a TCP code, not {label.code!r}")
         elif label.shape not in CODES:
             found.append(f"{where}: unknown shape {label.shape!r}")
-        elif label.code not in (label.shape, NONE):
-            found.append(f"{where}: code must be {label.shape} or none, not {label.code!r}")
+        elif label.code not in (label.shape, NONE, UNSURE):
+            found.append(f"{where}: code must be {label.shape}, none or unsure, not {label.code!r}")
+        elif label.code == UNSURE and not label.note.startswith("unsure:"):
+            found.append(f"{where}: an unsure label's note starts with 'unsure:' and names the flag or file")
     if candidates is not None:
         listed = {row.key for row in candidates}
         found += [
