@@ -431,7 +431,7 @@ class Inference:
         ):
             # Whatever the receiver is, only tensors have this method: (a == b).float().
             return FRESH if name in FRESH_METHODS else TENSOR
-        if instance is None and _sized_call(node):
+        if instance is None and name in VIEW_METHODS and _sized_call(node):
             return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
         return None
 
@@ -564,7 +564,7 @@ def _integer_literal(node: cst.BaseExpression) -> bool:
 
 
 def _sized_call(call: cst.Call) -> bool:
-    """``x.view(-1, 5)``: see ``SIZED_TENSOR_METHODS`` (the summary's ``_sized_call``)."""
+    """``x.view(-1, 5)``, ``x.size(0)``: see ``SIZED_TENSOR_METHODS`` (and the summary's ``_sized_call``)."""
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in SIZED_TENSOR_METHODS and any(
         argument.keyword is None and not argument.star and _integer_literal(argument.value) for argument in call.args
     )

@@ -219,7 +219,9 @@ PARAMETERS = [
 @pytest.mark.parametrize("use, expected", [
     ("x.contiguous()", TENSOR),  # memoryview has .contiguous, but not to call
     ("x.stride(0)", TENSOR),  # a conv layer's .stride is a tuple
-    ("x.size(0)", None),  # a replay buffer's size() too
+    ("x.size()", None),  # a replay buffer's size() too
+    ("x.size(0)", TENSOR),  # ... but it takes no dimension; numpy's size is an int
+    ("x.size(-1)", TENSOR),
     ("x.view(-1, 5)", TENSOR),  # numpy's view takes a dtype, not sizes
     ("x.view(n, 4)", TENSOR),
     ("x.view(np.float32)", None),

@@ -1178,7 +1178,7 @@ class ScopeFacts:
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)):
-                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0), x.view(-1, 5)
+                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0), x.size(0)
             elif isinstance(func, ast.Attribute) and func.attr in SLICED_TENSOR_CALLS and (sliced := _sliced(func.value)):
                 self._use_as_tensor(sliced, node.lineno)  # det[:, 5].unique()
             if isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") and node.args:
@@ -1716,7 +1716,7 @@ class ScopeFacts:
             method in TENSOR_ONLY_METHODS or (isinstance(func.value, _OPERATIONS) and method in COMPUTED_TENSOR_METHODS)
         ):
             return FRESH if method in FRESH_METHODS else TENSOR  # only tensors have it: (a == b).float()
-        if receiver is None and _sized_call(node):
+        if receiver is None and method in VIEW_METHODS and _sized_call(node):
             return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
         return None
 
@@ -1771,8 +1771,7 @@ def _legacy_scalar(node: ast.Subscript) -> bool:
 
 
 def _sized_call(call: ast.Call) -> bool:
-    """``x.view(-1, 5)``: a method numpy has too, called with sizes (an integer literal)
-    where numpy's takes a dtype: the receiver is a tensor."""
+    """``x.view(-1, 5)``, ``x.size(0)``: see ``SIZED_TENSOR_METHODS``."""
     return isinstance(call.func, ast.Attribute) and call.func.attr in SIZED_TENSOR_METHODS and any(
         _integer_literal(argument) for argument in call.args
     )

@@ -109,11 +109,11 @@ VIEW_METHODS = frozenset(
     select unfold diagonal as_strided unflatten movedim moveaxis swapaxes swapdims
     """.split()
 )
-# Methods numpy arrays have too, but taking a dtype where a tensor's take sizes: called with
-# an integer literal among the arguments (``x.view(-1, 5)``), the receiver can only be a
-# tensor (numpy raises), and so is what they return. Not ``size``: a file's own classes
-# define ``size()`` too.
-SIZED_TENSOR_METHODS = frozenset({"view"})
+# Methods numpy arrays have too, but taking a dtype (``view``) or nothing callable (``size``,
+# an int) where a tensor's take sizes or a dimension: called with an integer literal among
+# the arguments (``x.view(-1, 5)``, ``x.size(0)``) the receiver can only be a tensor. A
+# file's own classes define ``size()`` too (a replay buffer's), but without a dimension.
+SIZED_TENSOR_METHODS = frozenset({"view", "size"})
 
 # Conversions that return the receiver itself when no conversion is needed.
 CONVERSION_METHODS = frozenset(

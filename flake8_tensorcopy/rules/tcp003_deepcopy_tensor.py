@@ -33,7 +33,7 @@ class DeepcopyTensor(Rule):
         "and state_dicts are legitimate and never flagged. Evidence comes from the whole file (and, "
         "with `project = true`, the project's modules it imports): annotations, torch calls, what the project's functions "
         "return and its classes store on `self`, methods only tensors have (`out.detach()`, and "
-        "`x.view(-1, 5)`: numpy's view takes a dtype, not sizes), a "
+        "`x.view(-1, 5)` and `x.size(0)`: numpy's view takes a dtype and its size is a number), a "
         "parameter used as only a tensor can be, or its docstring's type, or (with `project = true`) "
         "to which every call passes a tensor (the file's, and for a module-level function or a class's "
         "`__init__` those of the modules that import it); `list(model.parameters())`; a number to which a tensor "

@@ -170,6 +170,8 @@ class TensorFromTensor(Rule):
                 "        yield torch.FloatTensor([gx, gw])\n", [(6, 15)]),
         Example("import torch\ndef flat(x):\n    rows = x.view(x.shape[0], -1)\n    return torch.Tensor(x)\n",
                 [(4, 12)]),
+        Example("import torch\ndef pad(f0, n):\n    diff = f0.size(0) - n\n    if diff > 0:\n        f0 = f0[:n]\n"
+                "    means = [f0[i:i + 2].mean() for i in range(n)]\n    return torch.tensor(means)\n", [(7, 12)]),
         # A numpy ufunc applied to a CPU tensor gives a tensor back (Tensor.__array_wrap__).
         Example("import numpy as np\nimport torch\ndef probs(logits: torch.Tensor):\n"
                 "    p = np.exp(logits)\n    return torch.tensor(p / p.sum())\n", [(5, 12)]),
@@ -184,7 +186,8 @@ class TensorFromTensor(Rule):
         # CIFAR's targets are a list of ints.
         "import torch\nfrom torchvision import datasets\ndef labels(root):\n"
         "    return torch.tensor(datasets.CIFAR10(root).targets)\n",
-        # numpy's view takes a dtype, not sizes.
+        # numpy's view takes a dtype, not sizes; a size() without a dimension may be anyone's.
+        "import torch\ndef f(buffer):\n    n = buffer.size()\n    return torch.tensor(buffer)\n",
         "import numpy as np\nimport torch\ndef f(a):\n"
         "    return torch.tensor(a.view(np.float32)), torch.tensor(a.view(dtype=np.int8))\n",
         # With `out=` a ufunc gives back the array written into; on an array, an array.
