@@ -597,7 +597,7 @@ def test_problems_names_each_kind_of_problem():
         lab(10, code="unsure", note="unsure: a tensor only with --dataset mnist"),  # fine
         lab(11, code="unsure", note="a flag"),  # an unsure label says so, and why
         lab(2), lab(2, code="TCP005"),  # the same key twice
-        lab(3, code="TCP003"),  # a code that is neither the shape nor none
+        lab(3, code="TCP003"),  # a code that is neither the shape, none nor unsure
         lab(4, commit=COMMIT_B),  # a commit other than repos.csv's
         lab(5, shape="TCP099"),  # no such shape (and no such candidate)
         lab(7),  # no candidate
