@@ -674,14 +674,14 @@ class ModuleSummary:
     def passed_arguments(self, qualname: str, parameter: str) -> list[tuple[ast.expr, ast.AST]] | None:
         """What each call the file makes to its function ``qualname`` passes for ``parameter``,
         with the scope the call is made in; None where :meth:`passed_to` knows nothing."""
+        if self.project is None:  # callers are read with the project (``project = true``)
+            return None
         return self._arguments_in_file(qualname, parameter, self._signature(qualname)) or None
 
     def _arguments_in_file(self, qualname: str, parameter: str,
                            signature: _Signature | None) -> list[tuple[ast.expr, ast.AST]] | None:
         """As :meth:`passed_arguments`, but [] when the file makes no call to the function
-        (``signature``: the function's, see :meth:`_signature`)."""
-        if self.project is None:  # callers are read with the project (``project = true``)
-            return None
+        (``signature``: the function's, see :meth:`_signature`); asked with the project only."""
         if signature is None or parameter not in signature.names:
             return None
         owner, _, name = qualname.rpartition(".")
