@@ -370,6 +370,6 @@ def _function_chunk(lines: list[str], first: int, last: int) -> tuple[str, int]:
     and its columns stay those of the file.
     """
     body = "\n".join(lines[first - 1 : last]) + "\n"
-    if body[:1] in (" ", "\t"):
+    if body[:1] in (" ", "\t", "\f"):
         return "if True:\n" + body, first - 2
     return body, first - 1

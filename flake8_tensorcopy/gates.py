@@ -9,8 +9,8 @@ inference *could* judge a tensor? If not, the function is not parsed with LibCST
 that rule.
 
 Rules whose finding needs a shape rather than a tensor argument have gates of their
-own (:class:`DataWriteGate`, :class:`DetachedWriteGate`, :class:`AdvancedIndexWriteGate`,
-:class:`SnapshotGate`, :class:`AccumulationGate`): each asks, of the scope's own nodes,
+own (:class:`DataWriteGate`, :class:`CloneDetachGate`, :class:`DetachedWriteGate`,
+:class:`AdvancedIndexWriteGate`, :class:`SnapshotGate`, :class:`AccumulationGate`): each asks, of the scope's own nodes,
 the rule's question with every judgement the ``ast`` cannot make answered yes. A gate
 may also name the statements that alone hold every finding its rule can make in a
 scope (:meth:`Gate.statements`); where no fixes are wanted, those are parsed instead.
@@ -31,7 +31,8 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .analysis.own_code import OwnNode
+from .analysis.in_force import StraightPaths
+from .analysis.own_code import BODY, OwnCode
 from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, target_paths, tensor_tuple_value, written_in_place
 from .analysis.vocabulary import (
     ACCUMULATING_METHODS,
@@ -64,11 +65,12 @@ from .analysis.vocabulary import (
     writes_first_argument,
     writes_in_place,
 )
-from .imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, iter_statements
+from .imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable
 
 # Every torch function the inference knows returns a tensor is qualified under this.
 _TORCH = "torch."
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class Gate:
@@ -166,6 +168,11 @@ def _iterates_parameters(iterable: ast.expr) -> bool:
     return isinstance(func, ast.Name) and func.id == "enumerate"
 
 
+def _bound_value(binding) -> ast.AST | None:
+    source = binding.source
+    return source.value if isinstance(source, (Unpacked, ast.AnnAssign)) else source
+
+
 def _unstarred(node: ast.expr) -> ast.expr:
     return node.value if isinstance(node, ast.Starred) else node
 
@@ -233,7 +240,12 @@ class FunctionFacts:
         Lambdas, comprehensions, class bodies and a function's own decorators, defaults and
         annotations count as the scope's own code, as they do for the rules' frames; nested
         functions (theirs too) do not."""
-        return [(node, loops) for node, loops, _, _, _ in self._walk if type(node) not in FUNCTION_DEFS]
+        return [(node, loops) for node, loops, _, _, _ in self._walk.nodes if type(node) not in FUNCTION_DEFS]
+
+    @functools.cached_property
+    def own_names(self) -> list[tuple[ast.Name, tuple[ast.AST, ...]]]:
+        """The names read or written in the scope's own code, with their loops (see :attr:`own_nodes`)."""
+        return [(node, loops) for node, loops, _, _, _ in self._walk.leaves if type(node) is ast.Name]
 
     @functools.cached_property
     def plain_bindings(self) -> dict[str, list[ast.expr]]:
@@ -268,17 +280,17 @@ class FunctionFacts:
 
     @functools.cached_property
     def under_metric_test(self) -> set[int]:
-        """id() of the scope's own nodes that an ``if`` on a metric holds (its test included)."""
-        return {id(node) for node, _, branched, _, _ in self._walk if branched}
+        """id() of the scope's own nodes (but leaves) that an ``if`` on a metric holds (its test included)."""
+        return {id(node) for node, _, branched, _, _ in self._walk.nodes if branched}
 
     @functools.cached_property
     def without_graph(self) -> set[int]:
-        """id() of the scope's own nodes that run under ``torch.no_grad()`` (a ``with`` of the
+        """id() of the scope's own nodes (but leaves) that run under ``torch.no_grad()`` (a ``with`` of the
         scope, or the function's own decorator), where no autograd graph is recorded."""
-        return {id(node) for node, _, _, quiet, _ in self._walk if quiet}
+        return {id(node) for node, _, _, quiet, _ in self._walk.nodes if quiet}
 
     @property
-    def _walk(self) -> list[OwnNode]:
+    def _walk(self) -> OwnCode:
         return self.summary.own_code(self.scope)
 
     def _could_bind_tensor(self, binding) -> bool:
@@ -331,7 +343,12 @@ class FunctionFacts:
         if isinstance(node, ast.Name):
             if not self.could_name_tensor(node.id):
                 return False
-            return at is None or any(
+            if at is None:
+                return True
+            in_force = self._in_force(node, at)
+            if in_force is not None:
+                return any(map(self._could_bind_tensor, in_force))
+            return any(
                 self._could_bind_tensor(binding) and self._may_reach(binding.source, at)
                 for binding in self.facts.bindings[node.id]
             )
@@ -371,6 +388,30 @@ class FunctionFacts:
             return self.could_be_tensor(node.value, at)
         return False
 
+    def _in_force(self, name: ast.Name, call: ast.Call) -> list | None:
+        """The bindings the inference may read for ``name`` in ``call``'s arguments, when the
+        straight path to the call tells (see ``analysis/in_force.py``); None: any that may
+        reach. Where the binding in force tells nothing the inference reads the summary's
+        view of the whole scope, so a name that view knows as a tensor is left to the rest."""
+        inside = (call.lineno, call.col_offset) <= (name.lineno, name.col_offset) \
+            and (name.end_lineno, name.end_col_offset) <= (call.end_lineno, call.end_col_offset)
+        if not inside or id(call) in self._nested_calls or isinstance(self.facts.name_value(name.id), TensorInfo):
+            return None  # read elsewhere (another binding's source), or maybe by a lambda's own name
+        in_force = self.straight_paths.in_force(name.id, self.facts.bindings[name.id], call)
+        if in_force is not None and any(isinstance(_bound_value(b), _COMPREHENSIONS) for b in in_force):
+            return None  # its rows are judged by the inference alone (see _could_hold_tensor)
+        return in_force
+
+    @functools.cached_property
+    def _nested_calls(self) -> set[int]:
+        """id() of the calls in the scope's lambdas and comprehensions (whose names may be
+        their own) and in its header."""
+        return {id(node) for node, _, _, _, where in self._walk.nodes if where != BODY and type(node) is ast.Call}
+
+    @functools.cached_property
+    def straight_paths(self) -> StraightPaths:
+        return StraightPaths(self.scope)
+
     def _may_reach(self, source: ast.AST | Unpacked | None, call: ast.Call) -> bool:
         """Whether a binding from ``source`` may be in force when ``call`` runs: it is bound
         before the call, inside its arguments (a walrus), or a loop holds both."""
@@ -388,7 +429,8 @@ class FunctionFacts:
 
     @functools.cached_property
     def _loops_of(self) -> dict[int, tuple[ast.AST, ...]]:
-        return {id(node): loops for node, loops, _, _, _ in self._walk if loops}
+        code = self._walk
+        return {id(node): loops for node, loops, _, _, _ in (*code.nodes, *code.leaves) if loops}
 
 
 # -- gates on a rule's own shape --------------------------------------------------
@@ -471,20 +513,40 @@ class DataWriteGate(Gate):
                 writes.append(node)
             elif isinstance(node, ast.Assign) and any(_through_data(t) and not _is_data(t) for t in node.targets):
                 writes.append(node)  # an item assignment beside it
-        scope = function.scope
-        body = scope if isinstance(scope, ast.Module) else ast.Module(body=scope.body, type_ignores=[])
-        statements = [s for s in iter_statements(body, into=_not_a_function) if not isinstance(s, FUNCTION_DEFS)]
-        found: dict[int, ast.stmt] = {}
-        for write in writes:
-            # The innermost statement around it (iter_statements yields outer ones first).
-            holder = None
-            for statement in statements:
-                if _position(statement) <= _position(write) and _end(write) <= _end(statement):
-                    holder = statement
-            if holder is None or isinstance(holder, COMPOUND_STATEMENTS):
-                return None  # in a header: judged with its body
-            found[id(holder)] = holder
-        return list(found.values())
+        return _simple_statements_holding(function, writes)
+
+
+def _simple_statements_holding(function: FunctionFacts, nodes: list[ast.AST]) -> list[ast.stmt] | None:
+    """The innermost statement of the scope around each of ``nodes``; None when one is in a
+    compound statement's header (judged with its body)."""
+    found: dict[int, ast.stmt] = {}
+    for node in nodes:
+        holder = function.straight_paths.innermost(node)
+        if holder is None or isinstance(holder, COMPOUND_STATEMENTS):
+            return None
+        found[id(holder)] = holder
+    return list(found.values())
+
+
+class CloneDetachGate(Gate):
+    """TCP002: ``E.clone(...).detach()`` or ``torch.clone(E).detach()``. The rule reads the
+    call and the file's imports, nothing of the scope, so each finding is judged on its
+    statement alone."""
+
+    def admits(self, function: FunctionFacts) -> bool:
+        return any(self._clone_detach(call, function.imports) for call in function.calls)
+
+    def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
+        calls = [call for call in function.calls if self._clone_detach(call, function.imports)]
+        return _simple_statements_holding(function, calls)
+
+    @staticmethod
+    def _clone_detach(call: ast.Call, imports: ImportTable) -> bool:
+        method = _method(call)
+        if method is None or method[1] != "detach" or _argument_count(call) or not isinstance(method[0], ast.Call):
+            return False
+        inner = method[0].func
+        return (isinstance(inner, ast.Attribute) and inner.attr == "clone") or imports.qualify_expression(inner) == "torch.clone"
 
 
 def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
@@ -559,10 +621,6 @@ def _plain_object(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return type(node.value) in (str, bytes, int, float)
     return isinstance(node, (ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.JoinedStr))
-
-
-def _not_a_function(statement: ast.stmt) -> bool:
-    return not isinstance(statement, FUNCTION_DEFS)
 
 
 def _position(node: ast.AST) -> tuple[int, int]:
@@ -783,7 +841,7 @@ class SnapshotGate(Gate):
             return True  # loaded back elsewhere in the file (a walk of it: only when needed)
         nodes = function.own_nodes
         calls = [node for node, _ in nodes if isinstance(node, ast.Call)]
-        reads = _reads(nodes, calls)
+        reads = _reads(nodes, function.own_names, calls)
         compared: dict[str, set[str]] = {}  # two snapshots of one module, both read: maybe compared
         for (kind, key), module, *_ in stores:
             if kind == "name" and module is not None and key in reads:
@@ -927,7 +985,8 @@ def _holder(target: ast.expr) -> tuple[str, str] | None:
     return ("attr", dotted) if dotted else None
 
 
-def _reads(nodes: list[tuple[ast.AST, bool]], calls: list[ast.Call]) -> dict[str, list[tuple[int, int]]]:
+def _reads(nodes: list[tuple[ast.AST, tuple]], names: list[tuple[ast.Name, tuple]],
+           calls: list[ast.Call]) -> dict[str, list[tuple[int, int]]]:
     """Where the rule may count each name as read: every name in the scope's code but the
     plain targets of assignments and those handed straight to a save or dump (for LibCST,
     loop targets, imports and the like are names read too)."""
@@ -954,7 +1013,7 @@ def _reads(nodes: list[tuple[ast.AST, bool]], calls: list[ast.Call]) -> dict[str
             words.append((node.name or "", node))
         elif isinstance(node, ast.MatchMapping):
             words.append((node.rest or "", node))
-    words += [(node.id, node) for node, _ in nodes if isinstance(node, ast.Name) and id(node) not in skipped]
+    words += [(node.id, node) for node, _ in names if id(node) not in skipped]
     reads: dict[str, list[tuple[int, int]]] = {}
     for word, node in words:
         reads.setdefault(word, []).append(_position(node))
@@ -982,9 +1041,10 @@ class AccumulationGate(Gate):
         backward = [(_backpropagated(call), loops) for call, loops in calls if _callee(call) in BACKWARD_CALLEES]
         # The rule's own exemption: a total that feeds a backward is the loss being built
         # (``loss += term`` in a loop, then ``loss.backward()``): the big GAN train steps.
-        backpropagated = _fed(set().union(*(keys for keys, _ in backward)), nodes)
+        feeds = _feeds(nodes)
+        backpropagated = _fed(set().union(*(keys for keys, _ in backward)), feeds)
         # What each backward reaches through the names assigned into its receiver, as the rule.
-        reached = [(_fed(keys, nodes), loops) for keys, loops in backward]
+        reached = [(_fed(keys, feeds), loops) for keys, loops in backward]
         for holder, loop, (loss, names) in accumulations:
             if holder in backpropagated:
                 continue
@@ -1060,9 +1120,9 @@ def _accumulated(node: ast.AST) -> list[tuple[str, ast.expr]]:
     return []
 
 
-def _fed(sinks: set[str], nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> set[str]:
-    """``sinks`` and every name assigned (``a = ...``, ``a, b = ...``, ``a += ...``) into one
-    of them, transitively: what the rule follows, so the gate skips nothing it flags."""
+def _feeds(nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> list[tuple[str, set[str]]]:
+    """(name, the dotted names its value is built from) for every name assigned (``a = ...``,
+    ``a, b = ...``, ``a += ...``) in ``nodes``: the edges :func:`_fed` follows."""
     feeds = [
         (name, node.value)
         for node, _ in nodes
@@ -1075,11 +1135,18 @@ def _fed(sinks: set[str], nodes: list[tuple[ast.AST, tuple[ast.AST, ...]]]) -> s
         for node, _ in nodes
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
     ]
+    names_of = {id(value): _dotted_names(value) for _, value in feeds}  # one walk per value
+    return [(name, names_of[id(value)]) for name, value in feeds]
+
+
+def _fed(sinks: set[str], feeds: list[tuple[str, set[str]]]) -> set[str]:
+    """``sinks`` and every name assigned into one of them (see :func:`_feeds`),
+    transitively: what the rule follows, so the gate skips nothing it flags."""
     reached, grown = set(sinks), True
     while grown:
         grown = False
-        for name, value in feeds:
-            if name in reached and not (names := _dotted_names(value)) <= reached:
+        for name, names in feeds:
+            if name in reached and not names <= reached:
                 reached |= names
                 grown = True
     return reached

@@ -13,7 +13,7 @@ PositionProvider follows (``tests/test_positions.py`` compares the two on real c
 :func:`ranges` also notes where they end (the language server underlines the whole
 node), by the same rules: where the syntactic context closes, or where its ``end_node``
 ends; else where the node's code generation ends. The flake8 plugin only asks for starts
-and pays nothing for ends.
+and pays nothing for ends: its generation stops once the last start asked for is known.
 """
 
 from __future__ import annotations
@@ -26,12 +26,17 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState  # the base of LibCST's own position states
 
 
+class _AllStartsKnown(Exception):
+    """Raised through LibCST's code generation to end it: nothing after would be noted."""
+
+
 class _StartsState(CodegenState):
     """Generates code, keeping only the line and column and the starts of ``wanted``."""
 
     def __init__(self, module: cst.Module, wanted: set[int]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.wanted = wanted
+        self.pending = set(wanted)  # the starts asked for not known yet (start nodes join ``wanted``)
         self.starts: dict[int, tuple[int, int]] = {}
         self.line = 1  # 1-based
         self.column = 0  # 0-based, in code points
@@ -53,6 +58,14 @@ class _StartsState(CodegenState):
         if id(node) in self.wanted:
             self.starts[id(node)] = (self.line, self.column)
 
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        # Known for good once the node is generated (a syntactic position inside wins); the
+        # code after the last one need not be generated.
+        if id(node) in self.pending:
+            self.pending.discard(id(node))
+            if not self.pending:
+                raise _AllStartsKnown
+
     @contextlib.contextmanager
     def record_syntactic_position(
         self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None, end_node: Any = None
@@ -68,7 +81,7 @@ class _StartsState(CodegenState):
 
 
 class _RangesState(_StartsState):
-    """Also notes where ``wanted`` nodes end."""
+    """Also notes where ``wanted`` nodes end (so generates the whole code)."""
 
     def __init__(self, module: cst.Module, wanted: set[int]) -> None:
         super().__init__(module, wanted)
@@ -96,7 +109,8 @@ Position = tuple[int, int]  # (line 1-based, column 0-based in code points)
 def starts(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Position]:
     """id(node) -> (line, column) where PositionProvider would say each of ``nodes`` starts."""
     state = _StartsState(module, {id(node) for node in nodes})
-    module._codegen(state)
+    with contextlib.suppress(_AllStartsKnown):
+        module._codegen(state)
     return state.starts
 
 

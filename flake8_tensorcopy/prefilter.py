@@ -332,8 +332,8 @@ def _statements_alone(statements, spans, module_level, locator, index, skipped):
             continue
         size = index.offset_of_line(last + 1) - index.offset_of_line(first)
         reason = unparsable_reason(statements_of(statement), size)
-        if reason:
-            skipped.append(f"lines {first}-{last}: {reason}")
+        if reason:  # a one-line statement's reason already says where
+            skipped.append(reason if reason.startswith(f"line {first}:") else f"lines {first}-{last}: {reason}")
         else:
             alone.setdefault((first, last), set()).update(codes)
     return tuple((first, last, frozenset(codes)) for (first, last), codes in sorted(alone.items()))

@@ -22,6 +22,7 @@ from flake8_tensorcopy.gates import (
     AccumulationGate,
     AdvancedIndexWriteGate,
     ArgumentGate,
+    CloneDetachGate,
     DataWriteGate,
     DetachedWriteGate,
     NumpyAliasWriteGate,
@@ -130,6 +131,7 @@ GATED = [rule for rule in ALL_RULES if isinstance(rule.gate, ArgumentGate)]
 def test_gates_are_declared():
     assert {rule.code: type(rule.gate) for rule in ALL_RULES if rule.gate is not None} == {
         "TCP001": DataWriteGate,
+        "TCP002": CloneDetachGate,
         "TCP003": ArgumentGate,
         "TCP004": DetachedWriteGate,
         "TCP005": ArgumentGate,
@@ -372,9 +374,27 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
 @pytest.mark.parametrize("source, expected", [
     # The argument's tensor binding comes after the call: the call reads the old one.
     ("def f(x):\n    x = list(x)\n    x = torch.tensor(x)\n    return x\n", "refused"),
-    # ... unless a loop holds both: the next iteration reads it (the rule does not follow it).
+    # ... also in a loop: the rule reads the body once, in order, so neither does the gate
+    # follow the binding back to the loop's top (see analysis/in_force.py).
     ("def f(xs):\n    t = None\n    for x in xs:\n        if t is not None:\n            y = torch.tensor(t)\n"
-     "        t = torch.ones(2)\n", "parsed"),
+     "        t = torch.ones(2)\n", "refused"),
+    # The last plain binding before the call is the one in force: the array step() returned.
+    ("def f(envs, a):\n    obs = torch.Tensor(envs.reset())\n    for _ in range(9):\n"
+     "        obs, reward = envs.step(a)\n        obs = torch.Tensor(obs)\n", "refused"),
+    ("def f(envs, a):\n    obs = envs.reset()\n    for _ in range(9):\n"
+     "        obs, reward = torch.ones(2), 1\n        obs = torch.Tensor(obs)\n", "flagged"),
+    # A binding in a branch before the call, or a for target: each may be the one in force.
+    ("def f(a, c):\n    obs = a.tolist()\n    if c:\n        obs = torch.ones(2)\n    return torch.tensor(obs)\n",
+     "parsed"),
+    ("def f(m):\n    t = None\n    for t in m.parameters():\n        y = torch.tensor(t)\n", "flagged"),
+    ("def f(t: torch.Tensor):\n    with open(t) as t:\n        return torch.tensor(t)\n", "parsed"),
+    # The parameter when nothing binds it before the call; an augmented assignment, which
+    # the rule does not follow, leaves every binding to count.
+    ("def f(t: torch.Tensor, c):\n    if c:\n        return torch.tensor(t)\n    t = t.tolist()\n", "flagged"),
+    ("def f(t):\n    t = torch.ones(2)\n    t += [1]\n    return torch.tensor(t)\n", "flagged"),
+    # A walrus before the call in its own statement, and a lambda whose name is its own.
+    ("def f(t):\n    t = [1]\n    y = (t := torch.ones(2)), torch.tensor(t)\n", "flagged"),
+    ("def f(t):\n    t = torch.ones(2)\n    t = [1]\n    g = lambda t: torch.tensor(t)\n", "parsed"),
     # In a nested def's default: the gate judges it with that def, as the rule's scopes do.
     ("T = torch.ones(2)\ndef f():\n    def g(x=torch.tensor(T)):\n        return x\n    return g\n", "flagged"),
     # A walrus in the call's own arguments.
@@ -415,6 +435,12 @@ def test_shape_gates_lose_no_finding_on_the_rules_examples(rule, source):
 # (rule, source, what happens to the function ``f``): "flagged", "parsed" (admitted by
 # the gate, not flagged) or "refused" (the gate keeps LibCST away).
 NEAR_MISSES = [
+    # TCP002: clone then detach, by method or through torch.clone, imported bare too.
+    ("TCP002", "def f(x):\n    return x.clone().detach()\n", "flagged"),
+    ("TCP002", "from torch import clone\ndef f(x):\n    return clone(x).detach()\n", "flagged"),
+    ("TCP002", "def f(x):\n    y = x.clone()\n    return y.detach(), x.detach().clone()\n", "refused"),
+    ("TCP002", "def f(x):\n    return x.clone().detach(True)\n", "refused"),
+    ("TCP002", "import numpy as np\ndef f(x):\n    return np.clone(x).detach()\n", "parsed"),
     # TCP004: a write into a detached tensor that others hold, or into a copy or a fresh result.
     ("TCP004", "def f(x):\n    y = x.detach()\n    y.add_(1)\n", "flagged"),
     ("TCP004", "def f(x):\n    y: object = x.detach()[0]\n    y += 1\n", "flagged"),
@@ -558,8 +584,24 @@ def test_shape_gates_refuse_only_what_cannot_be_flagged(code, source, expected):
     ("def f(w):\n    @torch.no_grad()\n    def g(x=w.data.zero_()):\n        return x\n    return g\n", None),
 ])
 def test_the_plugin_parses_writes_through_data_alone(source, alone):
+    assert_parsed_alone("TCP001", source, alone)
+
+
+@pytest.mark.parametrize("source, alone", [
+    ("def f(x, y):\n    a = 1\n    b = x.clone().detach()\n    for z in y:\n        c = z.clone().detach(); d = 2\n",
+     [(3, 3), (5, 5)]),
+    ("def f(x):\n    if x.clone().detach().sum() > 0:\n        pass\n", None),  # in a header
+    ("y = torch.clone(x).detach()\n", [(1, 1)]),  # module level
+])
+def test_the_plugin_parses_clone_detach_alone(source, alone):
+    assert_parsed_alone("TCP002", source, alone)
+
+
+def assert_parsed_alone(code: str, source: str, alone: list[tuple[int, int]] | None) -> None:
+    """The plan (no fixes) parses ``alone``'s statements, not their scopes (None: the scope),
+    and finds what the whole file's analysis finds."""
     source = "import torch\n" + source
-    rules = [rule for rule in ALL_RULES if rule.code == "TCP001"]
+    rules = [rule for rule in ALL_RULES if rule.code == code]
     tree = ast.parse(source)
     plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], ModuleSummary.of(tree, source), fixes=False)
     if alone is None:

@@ -6,12 +6,15 @@ lambdas and comprehensions in it, and a function's decorators, defaults and anno
 the functions nested in it, which are scopes of their own. Each node comes with what the
 gates ask of its place: the loops around it, whether an ``if`` on a metric holds it
 (``if acc > best_acc:``), and whether it runs under ``torch.no_grad()``. The walk is paid
-once per scope, however many gates and facts read it.
+once per scope, however many gates and facts read it. Names and constants, two nodes in
+five, come apart (``leaves``): most readers look for calls and statements only. Operators
+and load/store contexts are left out.
 """
 
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 from ..imports import FUNCTION_DEFS, ImportTable
 from .vocabulary import METRIC_FLAGS, NO_GRAD_CONTEXTS
@@ -29,21 +32,34 @@ _EXPRESSION_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.G
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
-def own_code(scope: ast.AST, imports: ImportTable) -> list[OwnNode]:
-    """Every node of ``scope``'s own code, in no particular order. A nested def is listed
-    (it binds its name here) but not walked into."""
+class OwnCode(NamedTuple):
+    nodes: list[OwnNode]  # every node but the leaves, in no particular order
+    leaves: list[OwnNode]  # the names and constants
+
+
+_LEAVES = (ast.Name, ast.Constant)
+_SKIPPED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def own_code(scope: ast.AST, imports: ImportTable) -> OwnCode:
+    """Every node of ``scope``'s own code. A nested def is listed (it binds its name here)
+    but not walked into."""
     nodes: list[OwnNode] = []
+    leaves: list[OwnNode] = []
     header = [*scope.decorator_list, scope.args, scope.returns] if isinstance(scope, FUNCTION_DEFS) else []
     decorated = bool(header) and any(_no_grad(decorator, imports) for decorator in scope.decorator_list)
     stack: list[OwnNode] = [(node, (), False, decorated, BODY) for node in scope.body]
     stack += [(node, (), False, decorated, HEADER) for node in header if node is not None]
     while stack:
         entry = stack.pop()
-        nodes.append(entry)
         node, loops, branched, quiet, where = entry
         kind = type(node)
-        if kind is ast.Name or kind is ast.Constant or kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            continue  # leaves, and nested scopes
+        if kind is ast.Name or kind is ast.Constant:  # a header's own annotation or default
+            leaves.append(entry)
+            continue
+        nodes.append(entry)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            continue  # a nested scope
         if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
             loops = (*loops, node)
         elif (kind is ast.With or kind is ast.AsyncWith) and not quiet:
@@ -55,10 +71,16 @@ def own_code(scope: ast.AST, imports: ImportTable) -> list[OwnNode]:
         for field in node._fields:
             child = getattr(node, field, None)
             if isinstance(child, list):  # may hold None (``{**d}``) or names (``global a``)
-                stack.extend((item, loops, branched, quiet, where) for item in child if isinstance(item, ast.AST))
-            elif isinstance(child, ast.AST) and not isinstance(child, ast.expr_context):
+                for item in child:
+                    if isinstance(item, _LEAVES):
+                        leaves.append((item, loops, branched, quiet, where))
+                    elif isinstance(item, ast.AST):
+                        stack.append((item, loops, branched, quiet, where))
+            elif isinstance(child, _LEAVES):
+                leaves.append((child, loops, branched, quiet, where))
+            elif isinstance(child, ast.AST) and not isinstance(child, _SKIPPED):
                 stack.append((child, loops, branched, quiet, where))
-    return nodes
+    return OwnCode(nodes, leaves)
 
 
 def compares_metrics(test: ast.expr) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
-from .own_code import HEADER, NESTED, OwnNode, own_code
+from .own_code import HEADER, NESTED, OwnCode, own_code
 from .library_api import DATASET_TENSOR_FIELDS
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
@@ -331,7 +331,7 @@ class ModuleSummary:
         self._starts: dict[int, str] = {}  # first line of a def/class -> qualname of its parent
         self._qualnames: dict[int, str] = {}  # id(def or class) -> its qualname
         self._facts: dict[int, ScopeFacts] = {}
-        self._own_code: dict[int, list[OwnNode]] = {}
+        self._own_code: dict[int, OwnCode] = {}
         self._classes: dict[str, _ClassFacts] = {}
         self._returns: dict[str, Value] = {}
         self._writes: dict[str, frozenset[int]] = {}
@@ -402,12 +402,12 @@ class ModuleSummary:
         self._build_index()
         return self._starts.get(first_line, "")
 
-    def own_code(self, scope: ast.AST) -> list[OwnNode]:
+    def own_code(self, scope: ast.AST) -> OwnCode:
         """The nodes of a scope's own code (see ``own_code``), walked once."""
-        nodes = self._own_code.get(id(scope))
-        if nodes is None:
-            nodes = self._own_code[id(scope)] = own_code(scope, self.imports)
-        return nodes
+        code = self._own_code.get(id(scope))
+        if code is None:
+            code = self._own_code[id(scope)] = own_code(scope, self.imports)
+        return code
 
     def facts(self, scope: ast.AST) -> ScopeFacts:
         """The facts of a function of the module, or of the module itself (its tree)."""
@@ -551,9 +551,11 @@ class ModuleSummary:
         found: frozenset[int] = frozenset()
         if isinstance(node, FUNCTION_DEFS) and "." not in function:
             positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-            rebound = {name for statement in ast.walk(node) for target in _stored_targets(statement)
-                       for name, _ in target_paths(target)}
-            written = {name for inner in ast.walk(node) if (name := written_in_place(inner, self.imports))}
+            rebound, written = set(), set()
+            for inner in ast.walk(node):
+                rebound.update(name for target in _stored_targets(inner) for name, _ in target_paths(target))
+                if name := written_in_place(inner, self.imports):
+                    written.add(name)
             found = frozenset(i for i, name in enumerate(positional) if name in written and name not in rebound)
         self._writes[function] = found
         return found
@@ -1143,10 +1145,10 @@ class ScopeFacts:
             for star in (arguments.vararg, arguments.kwarg):
                 if star is not None:
                     self._bind(star.arg, "other")
-        for node, _, _, _, where in self.summary.own_code(scope):  # the order of the facts does not matter
-            kind = type(node)
-            if kind is ast.Name or kind is ast.Constant or where == HEADER:
+        for node, _, _, _, where in self.summary.own_code(scope).nodes:  # the order of the facts does not matter
+            if where == HEADER:
                 continue
+            kind = type(node)
             self._line = getattr(node, "lineno", self._line)
             if where == NESTED:
                 # Lambdas and comprehensions are scopes of their own: only their calls (for
@@ -1313,7 +1315,7 @@ class ScopeFacts:
         """Whether the scope reads ``loss.data[0]`` as code written before PyTorch 0.4 did (see
         ``_legacy_scalar``): code of that age iterated a 1-d tensor into numbers, so what it
         gets from iterating a tensor is unknown."""
-        return any(type(node) is ast.Subscript and _legacy_scalar(node) for node, *_ in self.summary.own_code(self.scope))
+        return any(type(node) is ast.Subscript and _legacy_scalar(node) for node, *_ in self.summary.own_code(self.scope).nodes)
 
     def bound_only_to_results(self, name: str) -> bool:
         """Every binding of ``name`` in this scope is the result of a call that returns a new

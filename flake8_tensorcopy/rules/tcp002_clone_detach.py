@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..gates import CloneDetachGate
 from ..inference import method_call
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
 
@@ -13,6 +14,7 @@ class CloneDetach(Rule):
     name = "clone-detach"
     message = ".clone().detach() records a CloneBackward0 node only to throw it away; use .detach().clone()"
     triggers = (rf"\){WS}\.{WS}detach{WS}\({WS}\)", rf"{word('clone')}{WS}\(")
+    gate = CloneDetachGate()
     docs = RuleDocs(
         what="Flags `E.clone().detach()` and `torch.clone(E).detach()`.",
         why="Both orders give the same values, but on a tensor that requires grad `clone()` first "
