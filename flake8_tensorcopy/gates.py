@@ -10,15 +10,18 @@ that rule.
 
 Rules whose finding needs a shape rather than a tensor argument have gates of their
 own (:class:`DataWriteGate`, :class:`CloneDetachGate`, :class:`DetachedWriteGate`,
-:class:`AdvancedIndexWriteGate`, :class:`SnapshotGate`, :class:`AccumulationGate`): each asks, of the scope's own nodes,
-the rule's question with every judgement the ``ast`` cannot make answered yes. A gate
-may also name the statements that alone hold every finding its rule can make in a
-scope (:meth:`Gate.statements`); where no fixes are wanted, those are parsed instead.
+:class:`AdvancedIndexWriteGate`, :class:`SnapshotGate`, :class:`AccumulationGate`): each
+asks, of the scope's own nodes, the rule's question with every judgement the ``ast``
+cannot make answered yes. A gate may also name the statements that alone hold every
+finding its rule can make in a scope (:meth:`Gate.statements`); where no fixes are
+wanted, those are parsed instead.
 
 The argument gate over-approximates ``Inference.info``: wherever the inference could find
 evidence, the gate answers yes. A name counts when the scope binds it anywhere (in any
-order, on any path) to something that could be a tensor, annotates it with anything
-under ``torch``, or loops it over parameters; and whatever the module summary knows
+order, on any path; in a call's arguments, only the binding in force there where the
+straight path to the call tells, as ``analysis/in_force.py`` works out) to something
+that could be a tensor, annotates it with anything under ``torch``, or loops it over
+parameters; and whatever the module summary knows
 (``analysis/summary.py``), since the inference reads the same answers. Both read the
 evidence vocabulary of ``analysis/vocabulary.py``, and ``tests/test_gates.py`` plus
 ``tests/test_prefilter_exact.py`` check that the gate loses no finding.
@@ -546,7 +549,9 @@ class CloneDetachGate(Gate):
         if method is None or method[1] != "detach" or _argument_count(call) or not isinstance(method[0], ast.Call):
             return False
         inner = method[0].func
-        return (isinstance(inner, ast.Attribute) and inner.attr == "clone") or imports.qualify_expression(inner) == "torch.clone"
+        if isinstance(inner, ast.Attribute) and inner.attr == "clone":
+            return True
+        return imports.qualify_expression(inner) == "torch.clone"
 
 
 def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
