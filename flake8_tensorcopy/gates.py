@@ -61,6 +61,7 @@ from .analysis.vocabulary import (
     TRAINING_METHODS,
     VIEW_METHODS,
     TensorInfo,
+    gives_tensor_for_tensor,
     holds_live_state,
     is_loss_call,
     over_data,
@@ -357,6 +358,8 @@ class FunctionFacts:
             )
         if isinstance(node, ast.Call):
             qualified = self.imports.qualify_expression(node.func)
+            if qualified is not None and gives_tensor_for_tensor(qualified, (k.arg for k in node.keywords)):
+                return any(self.could_be_tensor(a, at) for a in node.args if not isinstance(a, ast.Starred))
             if qualified is not None:
                 return qualified.startswith(_TORCH)
             # A method of a tensor that returns one or a tuple of them (not ``x.numel()``).

@@ -44,7 +44,7 @@ from .analysis.vocabulary import (  # noqa: F401 (CONVERSION_METHODS, VIEW_METHO
     VIEW_METHODS,
     CallShape,
     TensorInfo,
-    numpy_gives_tensor,
+    gives_tensor_for_tensor,
     tensor_method_info,
     torch_function_info,
 )
@@ -400,7 +400,7 @@ class Inference:
         qualified = self.qualify(node.func)
         if qualified:
             info = torch_function_info(qualified, _CstCall(node))
-            if info is None and numpy_gives_tensor(qualified, (a.keyword.value for a in node.args if a.keyword)):
+            if info is None and gives_tensor_for_tensor(qualified, (a.keyword.value for a in node.args if a.keyword)):
                 return TENSOR if any(self.info(a.value) for a in node.args if not a.keyword and not a.star) else None
             if info is None and self.summary is not None:
                 returned = self.summary.imported_call(qualified)  # a helper of another module

@@ -388,6 +388,11 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
      "parsed"),
     ("def f(m):\n    t = None\n    for t in m.parameters():\n        y = torch.tensor(t)\n", "flagged"),
     ("def f(t: torch.Tensor):\n    with open(t) as t:\n        return torch.tensor(t)\n", "parsed"),
+    # What POT gives back for tensors bound before it: a tensor.
+    ("def f(cost, n):\n    mu = torch.ones(n) / n\n    T = ot.sinkhorn(mu, mu, cost, 0.1)\n"
+     "    T = torch.tensor(T)\n", "flagged"),
+    ("def f(cost, n):\n    mu = np.ones(n) / n\n    T = ot.sinkhorn(mu, mu, cost, 0.1)\n"
+     "    T = torch.tensor(T)\n", "refused"),
     # The parameter when nothing binds it before the call; an augmented assignment, which
     # the rule does not follow, leaves every binding to count.
     ("def f(t: torch.Tensor, c):\n    if c:\n        return torch.tensor(t)\n    t = t.tolist()\n", "flagged"),
@@ -401,7 +406,7 @@ def test_a_starred_loop_target_over_a_tensor_is_a_list_not_its_old_binding():
     ("def f(m):\n    return torch.tensor([(t := torch.ones(2)), t])\n", "flagged"),
 ])
 def test_a_binding_counts_where_it_may_be_in_force(source, expected):
-    source = "import torch\n" + source
+    source = "import numpy as np\nimport ot\nimport torch\n" + source
     rules = [rule for rule in GATED if rule.code == "TCP005"]
     whole = lint_source(source, rules=rules, shortcuts=False)
     assert lint_source(source, rules=rules) == whole

@@ -173,6 +173,12 @@ TUPLES_AND_INPUTS = [
     ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.exp(t, out=t.numpy())", "y", "f", None),
     ("import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    y = np.mean(t)", "y", "f", None),
     ("import numpy as np\ndef f(a):\n    y = np.exp(a)", "y", "f", None),
+    # POT and einops answer in their inputs' type (POT's log=True: a tuple).
+    ("import ot\nimport torch\ndef f(a: torch.Tensor, M):\n    y = ot.sinkhorn(a, a, M, 0.1)", "y", "f", TENSOR),
+    ("import ot\nimport torch\ndef f(a: torch.Tensor, M):\n    y = ot.sinkhorn(a, a, M, 0.1, log=True)", "y", "f", None),
+    ("import ot\ndef f(a, M):\n    y = ot.emd(a, a, M)", "y", "f", None),
+    ("import torch\nimport einops\ndef f(t: torch.Tensor):\n    y = einops.rearrange(t, 'a b -> b a')", "y", "f", TENSOR),
+    ("import torch\nimport einops\ndef f(t: torch.Tensor):\n    y = einops.parse_shape(t, 'a b')", "y", "f", None),
     # Attributes stored by unpacking: each gets its position of the value.
     ("import torch\nclass R:\n    def __init__(self):\n        self.h, self.c = self.init()\n"
      "    def init(self):\n        return torch.zeros(1), []\n    def f(self):\n        pass", "self.h", "R.f", TENSOR),

@@ -69,9 +69,9 @@ from .vocabulary import (
     CallShape,
     VARIABLE_CONSTRUCTORS,
     TensorInfo,
+    gives_tensor_for_tensor,
     is_loss_module,
     is_module_base,
-    numpy_gives_tensor,
     tensor_method_info,
     torch_function_info,
     writes_first_argument,
@@ -1675,7 +1675,7 @@ class ScopeFacts:
                 return Holds.DISTRIBUTION
             if (made := LibraryObject.made_by(qualified)) is not None:
                 return made  # datasets.MNIST(root)
-            if numpy_gives_tensor(qualified, (k.arg for k in node.keywords)) and any(
+            if gives_tensor_for_tensor(qualified, (k.arg for k in node.keywords)) and any(
                 isinstance(self.value(argument), TensorInfo) for argument in node.args
             ):
                 return TENSOR  # np.exp(t)

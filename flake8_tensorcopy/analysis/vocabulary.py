@@ -300,11 +300,27 @@ def torch_function_info(qualified: str, call: CallShape) -> TensorInfo | None:
     return TENSOR if qualified in LEGACY_CONSTRUCTORS else None
 
 
-def numpy_gives_tensor(qualified: str, keywords: Iterable[str | None]) -> bool:
-    """``np.exp(t)``: a numpy ufunc, which gives a tensor back when an input is a CPU tensor
-    (and raises on a CUDA one); with ``out=`` it returns that array instead."""
+# Functions of array libraries that answer in the array type of their inputs (their
+# "backend"): a tensor in, a tensor out. POT (``import ot``, 0.8 and later) picks the
+# backend of its arguments with ``ot.backend.get_backend`` and refuses a mix; with
+# ``log=True`` these return a tuple. einops answers in the type of the tensor it is given.
+# Neither package is a dependency here to generate this from, hence a short list.
+BACKEND_FOLLOWING = frozenset({
+    "ot.dist", "ot.emd", "ot.emd2", "ot.sinkhorn", "ot.sinkhorn2", "ot.bregman.sinkhorn",
+    "einops.einsum", "einops.rearrange", "einops.reduce", "einops.repeat",
+})
+
+
+def gives_tensor_for_tensor(qualified: str, keywords: Iterable[str | None]) -> bool:
+    """Whether a call of ``qualified`` gives a tensor back when one of its positional
+    arguments is a tensor: a numpy ufunc (``np.exp(t)``: a tensor for a CPU tensor, an error
+    for a CUDA one; with ``out=`` it returns that array instead), or a function that follows
+    its inputs' backend (``ot.sinkhorn(a, b, M, reg)``, ``einops.rearrange(t, ...)``)."""
     from .torch_api import NUMPY_TENSOR_UFUNCS
 
+    keywords = set(keywords)
+    if qualified in BACKEND_FOLLOWING:
+        return "log" not in keywords
     return qualified.startswith("numpy.") and qualified[len("numpy.") :] in NUMPY_TENSOR_UFUNCS and "out" not in keywords
 
 

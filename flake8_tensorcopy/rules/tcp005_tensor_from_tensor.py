@@ -51,7 +51,9 @@ class TensorFromTensor(Rule):
         "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
         "scores (`Categorical(p).sample()`, `dist.log_prob(a)`), what a function annotated `-> torch.Tensor` "
         "returns, what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
-        "`Tensor.__array_wrap__`), the tensor fields of a torchvision dataset the file makes "
+        "`Tensor.__array_wrap__`), what POT and einops give back for tensors (they answer in their "
+        "inputs' type: `ot.sinkhorn(a, b, M, reg)` without `log=True`, `einops.rearrange(t, ...)`), "
+        "the tensor fields of a torchvision dataset the file makes "
         "(`datasets.MNIST(root).targets`, from a table generated from torchvision's sources); "
         "with `project = true`, what the project's "
         "other modules return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
@@ -175,6 +177,11 @@ class TensorFromTensor(Rule):
         # A numpy ufunc applied to a CPU tensor gives a tensor back (Tensor.__array_wrap__).
         Example("import numpy as np\nimport torch\ndef probs(logits: torch.Tensor):\n"
                 "    p = np.exp(logits)\n    return torch.tensor(p / p.sum())\n", [(5, 12)]),
+        # POT and einops answer in their inputs' type: tensors in, a tensor out.
+        Example("import ot\nimport torch\ndef transport(cost: torch.Tensor, n):\n    mu = torch.ones(n) / n\n"
+                "    T = ot.sinkhorn(mu, mu, cost, 0.1)\n    return torch.tensor(T).float()\n", [(6, 12)]),
+        Example("import torch\nfrom einops import rearrange\ndef tokens(x: torch.Tensor):\n"
+                "    return torch.Tensor(rearrange(x, 'b c h w -> b (h w) c'))\n", [(4, 12)]),
     )
     clean = (
         "import torch\ndef f():\n    return torch.tensor([1.0, 2.0]), torch.Tensor(3, 4)\n",
@@ -190,6 +197,11 @@ class TensorFromTensor(Rule):
         "import torch\ndef f(buffer):\n    n = buffer.size()\n    return torch.tensor(buffer)\n",
         "import numpy as np\nimport torch\ndef f(a):\n"
         "    return torch.tensor(a.view(np.float32)), torch.tensor(a.view(dtype=np.int8))\n",
+        # POT with log=True gives a tuple; on arrays, POT and einops give arrays.
+        "import ot\nimport torch\ndef f(a: torch.Tensor, M: torch.Tensor):\n"
+        "    T, log = ot.sinkhorn(a, a, M, 0.1, log=True)\n    return torch.tensor(log['err'])\n",
+        "import numpy as np\nimport ot\nimport torch\nfrom einops import rearrange\ndef f(n, M):\n"
+        "    a = np.ones(n) / n\n    return torch.tensor(ot.emd(a, a, M)), torch.tensor(rearrange(M, 'a b -> b a'))\n",
         # With `out=` a ufunc gives back the array written into; on an array, an array.
         "import numpy as np\nimport torch\ndef f(t: torch.Tensor, buf):\n"
         "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
