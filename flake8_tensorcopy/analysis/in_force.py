@@ -32,7 +32,7 @@ _LOOPS = (ast.For, ast.AsyncFor)
 _PASSED_THROUGH = (ast.If, ast.While, ast.With, ast.AsyncWith, ast.Try, *_LOOPS)
 
 Position = tuple[int, int]
-_SHARED_LINE = object()
+_UNCLEAR = object()
 
 
 class StraightPaths:
@@ -60,7 +60,7 @@ class StraightPaths:
             return None  # a walrus before the call, or another statement on its line
         for block, index, owner in reversed(path):
             earlier = self._last_binding_statement(block, index, lines)
-            if earlier is _SHARED_LINE:
+            if earlier is _UNCLEAR:
                 return None
             if earlier is not None:
                 found = _bound_on(lines, by_line, earlier)
@@ -87,8 +87,9 @@ class StraightPaths:
 
     def _last_binding_statement(self, block: list[ast.stmt], index: int, lines: list[int]) -> ast.stmt | object | None:
         """The last of ``block``'s statements before ``index`` that holds a binding (by its
-        line); None when there is none; ``_SHARED_LINE`` when that line is the first of the
-        statement at ``index`` too (``a = f(); b = g(a)``: whose binding it is is unclear)."""
+        line); None when there is none; ``_UNCLEAR`` when that line is the first of the
+        statement at ``index`` too (``a = f(); b = g(a)``: whose binding it is is unclear),
+        or lies in no statement of the block."""
         if index == 0:
             return None
         last = bisect.bisect_right(lines, block[index - 1].end_lineno) - 1
@@ -97,8 +98,8 @@ class StraightPaths:
         line = lines[last]
         holder = bisect.bisect_right(self._starts[id(block)], (line, float("inf"))) - 1
         if holder >= index:
-            return _SHARED_LINE
-        return block[holder] if block[holder].end_lineno >= line else None
+            return _UNCLEAR
+        return block[holder] if block[holder].end_lineno >= line else _UNCLEAR
 
     def innermost(self, node: ast.AST) -> ast.stmt | None:
         """The innermost statement of the scope's own code around ``node`` (in a class body
