@@ -400,7 +400,8 @@ class Inference:
         qualified = self.qualify(node.func)
         if qualified:
             info = torch_function_info(qualified, _CstCall(node))
-            if info is None and gives_tensor_for_tensor(qualified, (a.keyword.value for a in node.args if a.keyword)):
+            keywords = (a.keyword.value if a.keyword else None for a in node.args if a.keyword or a.star == "**")
+            if info is None and gives_tensor_for_tensor(qualified, keywords):
                 return TENSOR if any(self.info(a.value) for a in node.args if not a.keyword and not a.star) else None
             if info is None and self.summary is not None:
                 returned = self.summary.imported_call(qualified)  # a helper of another module

@@ -176,6 +176,7 @@ TUPLES_AND_INPUTS = [
     # POT and einops answer in their inputs' type (POT's log=True: a tuple).
     ("import ot\nimport torch\ndef f(a: torch.Tensor, M):\n    y = ot.sinkhorn(a, a, M, 0.1)", "y", "f", TENSOR),
     ("import ot\nimport torch\ndef f(a: torch.Tensor, M):\n    y = ot.sinkhorn(a, a, M, 0.1, log=True)", "y", "f", None),
+    ("import ot\nimport torch\ndef f(a: torch.Tensor, M, opts):\n    y = ot.sinkhorn(a, a, M, 0.1, **opts)", "y", "f", None),
     ("import ot\ndef f(a, M):\n    y = ot.emd(a, a, M)", "y", "f", None),
     ("import torch\nimport einops\ndef f(t: torch.Tensor):\n    y = einops.rearrange(t, 'a b -> b a')", "y", "f", TENSOR),
     ("import torch\nimport einops\ndef f(t: torch.Tensor):\n    y = einops.parse_shape(t, 'a b')", "y", "f", None),

@@ -315,10 +315,13 @@ def gives_tensor_for_tensor(qualified: str, keywords: Iterable[str | None]) -> b
     """Whether a call of ``qualified`` gives a tensor back when one of its positional
     arguments is a tensor: a numpy ufunc (``np.exp(t)``: a tensor for a CPU tensor, an error
     for a CUDA one; with ``out=`` it returns that array instead), or a function that follows
-    its inputs' backend (``ot.sinkhorn(a, b, M, reg)``, ``einops.rearrange(t, ...)``)."""
+    its inputs' backend (``ot.sinkhorn(a, b, M, reg)``, ``einops.rearrange(t, ...)``).
+    ``keywords``: the call's keyword names, None for a ``**`` (which may hold any)."""
     from .torch_api import NUMPY_TENSOR_UFUNCS
 
     keywords = set(keywords)
+    if None in keywords:
+        return False
     if qualified in BACKEND_FOLLOWING:
         return "log" not in keywords
     return qualified.startswith("numpy.") and qualified[len("numpy.") :] in NUMPY_TENSOR_UFUNCS and "out" not in keywords

@@ -197,9 +197,10 @@ class TensorFromTensor(Rule):
         "import torch\ndef f(buffer):\n    n = buffer.size()\n    return torch.tensor(buffer)\n",
         "import numpy as np\nimport torch\ndef f(a):\n"
         "    return torch.tensor(a.view(np.float32)), torch.tensor(a.view(dtype=np.int8))\n",
-        # POT with log=True gives a tuple; on arrays, POT and einops give arrays.
-        "import ot\nimport torch\ndef f(a: torch.Tensor, M: torch.Tensor):\n"
-        "    T, log = ot.sinkhorn(a, a, M, 0.1, log=True)\n    return torch.tensor(log['err'])\n",
+        # POT with log=True (maybe in **options) gives a tuple; on arrays, POT and einops give arrays.
+        "import ot\nimport torch\ndef f(a: torch.Tensor, M: torch.Tensor, options):\n"
+        "    T, log = ot.sinkhorn(a, a, M, 0.1, log=True)\n"
+        "    return torch.tensor(log['err']), torch.tensor(ot.sinkhorn(a, a, M, 0.1, **options))\n",
         "import numpy as np\nimport ot\nimport torch\nfrom einops import rearrange\ndef f(n, M):\n"
         "    a = np.ones(n) / n\n    return torch.tensor(ot.emd(a, a, M)), torch.tensor(rearrange(M, 'a b -> b a'))\n",
         # With `out=` a ufunc gives back the array written into; on an array, an array.
