@@ -172,11 +172,6 @@ def _iterates_parameters(iterable: ast.expr) -> bool:
     return isinstance(func, ast.Name) and func.id == "enumerate"
 
 
-def _bound_value(binding) -> ast.AST | None:
-    source = binding.source
-    return source.value if isinstance(source, (Unpacked, ast.AnnAssign)) else source
-
-
 def _unstarred(node: ast.expr) -> ast.expr:
     return node.value if isinstance(node, ast.Starred) else node
 
@@ -404,7 +399,7 @@ class FunctionFacts:
         if not inside or id(call) in self._nested_calls or isinstance(self.facts.name_value(name.id), TensorInfo):
             return None  # read elsewhere (another binding's source), or maybe by a lambda's own name
         in_force = self.straight_paths.in_force(name.id, self.facts.bindings[name.id], call)
-        if in_force is not None and any(isinstance(_bound_value(b), _COMPREHENSIONS) for b in in_force):
+        if in_force is not None and any(isinstance(b.expression, _COMPREHENSIONS) for b in in_force):
             return None  # its rows are judged by the inference alone (see _could_hold_tensor)
         return in_force
 

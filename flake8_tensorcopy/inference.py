@@ -400,13 +400,15 @@ class Inference:
         qualified = self.qualify(node.func)
         if qualified:
             info = torch_function_info(qualified, _CstCall(node))
+            if info is not None:
+                return info
             keywords = (a.keyword.value if a.keyword else None for a in node.args if a.keyword or a.star == "**")
-            if info is None and gives_tensor_for_tensor(qualified, keywords):
+            if gives_tensor_for_tensor(qualified, keywords):
                 return TENSOR if any(self.info(a.value) for a in node.args if not a.keyword and not a.star) else None
-            if info is None and self.summary is not None:
+            if self.summary is not None:
                 returned = self.summary.imported_call(qualified)  # a helper of another module
                 return returned if isinstance(returned, TensorInfo) else None
-            return info
+            return None
         if isinstance(node.func, cst.Name):
             return self._own_call_info(node.func)
         called = method_call(node)

@@ -24,7 +24,6 @@ import bisect
 from collections.abc import Sequence
 
 from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, child_blocks
-from .summary import Unpacked
 
 _LOOPS = (ast.For, ast.AsyncFor)
 # Compound statements whose body the inference enters once, in order, with the bindings
@@ -145,11 +144,8 @@ def _bound_on(lines: list[int], by_line: list, statement: ast.stmt) -> list:
 
 def _plain_bindings(statement: ast.stmt, found: list) -> list | None:
     """Those of ``found`` that an assignment statement makes through its own targets."""
-    if isinstance(statement, ast.Assign):
-        value = statement.value
-        return [b for b in found if b.source is value or (isinstance(b.source, Unpacked) and b.source.value is value)]
-    if isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        return [b for b in found if b.source is statement]
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        return [b for b in found if b.expression is statement.value]
     return None
 
 

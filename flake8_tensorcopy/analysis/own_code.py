@@ -54,7 +54,7 @@ def own_code(scope: ast.AST, imports: ImportTable) -> OwnCode:
         entry = stack.pop()
         node, loops, branched, quiet, where = entry
         kind = type(node)
-        if kind is ast.Name or kind is ast.Constant:  # a header's own annotation or default
+        if kind is ast.Name or kind is ast.Constant:  # a bare decorator or return annotation
             leaves.append(entry)
             continue
         nodes.append(entry)

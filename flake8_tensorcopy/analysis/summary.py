@@ -279,6 +279,13 @@ class _Binding:
     path: tuple[int | str, ...] = ()
     line: int = 0
 
+    @property
+    def expression(self) -> ast.AST | None:
+        """What the binding reads: the value unpacked (``a, b = value``) or annotated
+        (``x: T = value``), else its source as it is."""
+        source = self.source
+        return source.value if isinstance(source, (Unpacked, ast.AnnAssign)) else source
+
 
 class _AstCall(CallShape):
     def __init__(self, call: ast.Call) -> None:
