@@ -348,7 +348,7 @@ class FunctionFacts:
             if in_force is not None:
                 return any(map(self._could_bind_tensor, in_force))
             return any(
-                self._could_bind_tensor(binding) and self._may_reach(binding.source, at)
+                self._could_bind_tensor(binding) and self.facts.may_reach(binding.source, at)
                 for binding in self.facts.bindings[node.id]
             )
         if isinstance(node, ast.Call):
@@ -409,29 +409,9 @@ class FunctionFacts:
         their own) and in its header."""
         return {id(node) for node, _, _, _, where in self._walk.nodes if where != BODY and type(node) is ast.Call}
 
-    @functools.cached_property
+    @property
     def straight_paths(self) -> StraightPaths:
-        return StraightPaths(self.scope)
-
-    def _may_reach(self, source: ast.AST | Unpacked | None, call: ast.Call) -> bool:
-        """Whether a binding from ``source`` may be in force when ``call`` runs: it is bound
-        before the call, inside its arguments (a walrus), or a loop holds both."""
-        if isinstance(source, Unpacked):
-            source = source.value
-        if not isinstance(source, (ast.expr, ast.stmt, ast.arg)):
-            return True
-        if (source.end_lineno, source.end_col_offset) <= (call.lineno, call.col_offset):
-            return True
-        if (call.lineno, call.col_offset) < (source.lineno, source.col_offset):
-            if (source.end_lineno, source.end_col_offset) <= (call.end_lineno, call.end_col_offset):
-                return True
-        loops = self._loops_of
-        return not {id(loop) for loop in loops.get(id(call), ())}.isdisjoint(map(id, loops.get(id(source), ())))
-
-    @functools.cached_property
-    def _loops_of(self) -> dict[int, tuple[ast.AST, ...]]:
-        code = self._walk
-        return {id(node): loops for node, loops, _, _, _ in (*code.nodes, *code.leaves) if loops}
+        return self.facts.straight_paths
 
 
 # -- gates on a rule's own shape --------------------------------------------------

@@ -14,7 +14,8 @@ Anything less plain is left to the caller's over-approximation (None): a binding
 branch or a handler, a walrus, ``with ... as``, an augmented assignment (which the
 inference does not follow), a call in a statement's header. The caller leaves out calls
 in lambdas and comprehensions, whose names may be their own. Each question costs a
-descent to the call and a bisection per block on the way, whatever the scope's size.
+descent to the call and a bisection per block on the way, whatever the scope's size. The
+module summary asks the same of what a statement puts into a list (``vals.append(h)``).
 """
 
 from __future__ import annotations
@@ -42,11 +43,12 @@ class StraightPaths:
         self._starts: dict[int, list[Position]] = {}  # id(block) -> where its statements start
         self._by_line: dict[str, tuple[list[int], list]] = {}  # name -> its bindings but params, by line
 
-    def in_force(self, name: str, bindings: Sequence, call: ast.Call) -> list | None:
+    def in_force(self, name: str, bindings: Sequence, node: ast.AST) -> list | None:
         """The bindings of ``name`` (the summary's, for this scope) that alone may be in
-        force where ``call`` runs, or None when they can't be told apart this simply. The
-        caller rules out a call in a lambda or comprehension (whose names may be its own)."""
-        path = self._path_to((call.lineno, call.col_offset))
+        force where ``node`` (a call, an expression) runs, or None when they can't be told
+        apart this simply. The caller rules out a node in a lambda or comprehension (whose
+        names may be its own)."""
+        path = self._path_to((node.lineno, node.col_offset))
         if not path:
             return None
         block, index, _ = path[-1]
@@ -56,7 +58,7 @@ class StraightPaths:
         lines, by_line = self._bindings_by_line(name, bindings)
         own = _bound_on(lines, by_line, statement)
         if len(own) > len(_plain_bindings(statement, own) or ()):
-            return None  # a walrus before the call, or another statement on its line
+            return None  # a walrus before the node, or another statement on its line
         for block, index, owner in reversed(path):
             earlier = self._last_binding_statement(block, index, lines)
             if earlier is _UNCLEAR:

@@ -78,6 +78,7 @@ from .vocabulary import (
     writes_in_place,
 )
 
+from .in_force import StraightPaths
 from .project import Project, locate
 
 
@@ -1425,7 +1426,35 @@ class ScopeFacts:
         if isinstance(element, (ast.List, ast.Tuple)):
             return any(self._gives_tensors(e) for e in element.elts if not isinstance(e, ast.Starred))
         value = self.value(element)
-        return isinstance(value, TensorInfo) or value in _TUPLES_OF_TENSORS
+        return isinstance(value, TensorInfo) or value in _TUPLES_OF_TENSORS or (
+            value is None and self._tensor_on_some_path(element, element, frozenset())
+        )
+
+    def _tensor_on_some_path(self, node: ast.expr, use: ast.expr, seen: frozenset[str]) -> bool:
+        """``node``, read at ``use``, is a name that an assignment which may be in force there
+        (the one in force, where the straight path to ``use`` tells) binds to a tensor, where every binding is an assignment of nothing plain (``cur =
+        torch.full(...)`` in one branch, ``cur = head[idx]`` in another), or an item of one
+        (``h = cur[i]``): on that path what goes into the list is a tensor, as for the lists
+        of :meth:`receives_tensors`. A name tested with ``isinstance`` is left alone (the test
+        picks the path); so are items in code written before PyTorch 0.4, where an item of a
+        1-d tensor was a number."""
+        if isinstance(node, ast.Subscript):
+            return not self.legacy_scalars and self._tensor_on_some_path(node.value, use, seen)
+        if not isinstance(node, ast.Name) or node.id in seen or node.id in self._tested:
+            return False
+        bindings = self.bindings.get(node.id, ())
+        if not bindings or any(b.kind != "value" or b.expression is None or _plain(b.expression) for b in bindings):
+            return False
+        seen |= {node.id}
+        in_force = self.straight_paths.in_force(node.id, bindings, use)
+        for binding in bindings if in_force is None else in_force:
+            source = binding.expression
+            if in_force is None and not self.may_reach(binding.source, use):
+                continue
+            value = self.value(source)
+            if isinstance(value, TensorInfo) or (value is None and self._tensor_on_some_path(source, source, seen)):
+                return True
+        return False
 
     def _holds_tensor(self, element: ast.expr) -> bool:
         """Whether an element write puts only tensors into its list."""
@@ -1480,6 +1509,31 @@ class ScopeFacts:
         if name in self._documented_tensors:
             return TENSOR
         return self.summary.passed_to(self.qualname, name)  # what every call of the file passes
+
+    def may_reach(self, source: ast.AST | Unpacked | None, use: ast.AST) -> bool:
+        """Whether a binding from ``source`` may be in force where ``use`` runs: it is bound
+        before it, inside it (a walrus), or a loop holds both."""
+        if isinstance(source, Unpacked):
+            source = source.value
+        if not isinstance(source, (ast.expr, ast.stmt, ast.arg)):
+            return True
+        if (source.end_lineno, source.end_col_offset) <= (use.lineno, use.col_offset):
+            return True
+        if (use.lineno, use.col_offset) < (source.lineno, source.col_offset) \
+                and (source.end_lineno, source.end_col_offset) <= (use.end_lineno, use.end_col_offset):
+            return True
+        loops = self._loops_of
+        return not {id(loop) for loop in loops.get(id(use), ())}.isdisjoint(map(id, loops.get(id(source), ())))
+
+    @functools.cached_property
+    def straight_paths(self) -> StraightPaths:
+        return StraightPaths(self.scope)
+
+    @functools.cached_property
+    def _loops_of(self) -> dict[int, tuple[ast.AST, ...]]:
+        """id() of each node of the scope's own code -> the loops that hold it."""
+        code = self.summary.own_code(self.scope)
+        return {id(node): loops for node, loops, _, _, _ in (*code.nodes, *code.leaves) if loops}
 
     def _branch_decides(self, name: str, lines: list[int]) -> bool:
         """Every use of ``name`` as only a tensor can be lies in one arm of an ``if`` whose

@@ -42,6 +42,8 @@ class TensorFromTensor(Rule):
         "(`torch.Tensor(3, 4)`) are never flagged; only values known to be tensors are, from "
         "the whole file (see TCP003), lists into which the file puts tensors and no plain "
         "values (`vals.append(t)`, also on one path of several, and rows: `rows[i].append(t)`), "
+        "items of a name bound to a tensor in one branch and to nothing plain in the others "
+        "(`cur = torch.full(...)` there, `cur = head[idx]` here, then `vals.append(cur[i])`), "
         "comprehensions over a tensor (`[w / s for w in weights]`), the rows of tensors it loops "
         "over (`for *box, conf, cls in det`), the batches of a `DataLoader` (`for i, data in "
         "enumerate(loader): x, y = data`, `next(iter(loader))`), a list of tensors repeated "
@@ -138,6 +140,11 @@ class TensorFromTensor(Rule):
         Example("import torch\ndef overlaps(ws, n):\n    rows = [[] for _ in range(n)]\n    for i in range(n):\n"
                 "        for j in range(n):\n            rows[i].append(torch.norm(ws[i] - ws[j]))\n"
                 "    return torch.tensor(rows)\n", [(7, 12)]),
+        # Items of a name bound to a tensor in one branch (in the others, to what the file
+        # cannot tell): on that path the list holds 0-d tensors.
+        Example("import torch\ndef kept(head, full, n):\n    found = []\n    if full:\n"
+                "        cur = torch.full((n,), 3)\n    else:\n        cur = head[:n]\n    for i in range(n):\n"
+                "        h = cur[i]\n        found.append(h)\n    return torch.tensor(found)\n", [(11, 12)]),
         # What a torch.distributions distribution samples or scores.
         Example("import torch\nfrom torch.distributions import Categorical\ndef act(probs):\n"
                 "    action = Categorical(probs).sample()\n    return torch.LongTensor([action])\n", [(5, 12)]),
@@ -225,6 +232,16 @@ class TensorFromTensor(Rule):
         # A plain value goes in too: the list was meant for numbers.
         "import torch\ndef f(xs):\n    vals = []\n    for x in xs:\n        vals.append(x.item())\n"
         "        vals.append(torch.norm(x))\n    return torch.tensor(vals)\n",
+        # A name bound to a number in one branch, or tested for its type: the list was meant
+        # for numbers, or the test picks the path.
+        "import torch\ndef f(head, full, n):\n    found = []\n    cur = torch.full((n,), 3) if full else head\n"
+        "    if not full:\n        cur = 0\n    found.append(cur)\n    return torch.tensor(found)\n",
+        "import numpy as np\nimport torch\ndef f(head, n):\n    found = []\n    cur = head[:n]\n"
+        "    if isinstance(cur, np.ndarray):\n        cur = torch.full((n,), 3)\n    found.append(cur[0])\n"
+        "    return torch.tensor(found)\n",
+        # The name is bound to a tensor only after the list is filled (by the call itself).
+        "import torch\ndef f(data, n):\n    vals = []\n    for i in range(n):\n        v = data[i]\n"
+        "        vals.append(v)\n    v = torch.tensor(vals)\n    return v\n",
         # Rows converted to numbers first, or nothing says the loop variable is a tensor.
         "import torch\ndef f(pred):\n    for i, det in enumerate(pred):\n        classes = det[:, 5].unique()\n"
         "        for *xyxy, conf, cls in det.tolist():\n            box = torch.tensor(xyxy)\n",
