@@ -1892,16 +1892,17 @@ def annotation_value(annotation: ast.expr, imports: ImportTable) -> Value:
 
 
 # Docstrings that give a parameter's type: Google ``x (torch.Tensor): ...``, NumPy
-# ``x : Tensor``, Sphinx ``:type x: torch.Tensor``, ``:param torch.Tensor x:`` and
-# ``:param x: (torch.Tensor) ...``. Only a plain tensor type counts, not "list of
-# tensors" nor "Tensor or ndarray".
+# ``x : Tensor``, Sphinx ``:type x: torch.Tensor``, ``:param torch.Tensor x:``,
+# ``:param x: (torch.Tensor) ...`` and its Args-list form ``x: (tensor) ...`` (SSD's and
+# YOLO's box utilities). Only a plain tensor type counts, not "list of tensors" nor
+# "Tensor or ndarray".
 _TENSOR_TYPE = r"(?:torch\.)?[Tt]ensor(?:\[[^\]\n]*\])?(?:,\s*optional)?"
 _DOCUMENTED = (
     re.compile(rf"^[ \t]*(\w+)[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)[ \t]*:", re.MULTILINE),
     re.compile(rf"^[ \t]*(\w+)[ \t]+:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
     re.compile(rf"^[ \t]*:type[ \t]+(\w+)[ \t]*:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
     re.compile(rf"^[ \t]*:param[ \t]+{_TENSOR_TYPE}[ \t]+(\w+)[ \t]*:", re.MULTILINE),
-    re.compile(rf"^[ \t]*:param[ \t]+(\w+)[ \t]*:[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)", re.MULTILINE),
+    re.compile(rf"^[ \t]*(?::param[ \t]+)?(\w+)[ \t]*:[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)", re.MULTILINE),
 )
 
 
