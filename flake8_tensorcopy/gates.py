@@ -565,7 +565,7 @@ def _hands_data_to_a_writer(function: FunctionFacts) -> bool:
     """``weight_init(m.weight.data)`` where the file's own ``weight_init`` writes that
     parameter in place (``nn.init.orthogonal_(w)``)."""
     return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and any(map(_is_data, node.args))
         and any(_is_data(node.args[i]) for i in function.summary.writes_arguments(node.func.id) if i < len(node.args))
         for node, _ in function.own_nodes
     )
