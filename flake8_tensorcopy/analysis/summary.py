@@ -1432,10 +1432,11 @@ class ScopeFacts:
 
     def _tensor_on_some_path(self, node: ast.expr, use: ast.expr, seen: frozenset[str]) -> bool:
         """``node``, read at ``use``, is a name that an assignment which may be in force there
-        (the one in force, where the straight path to ``use`` tells) binds to a tensor, where every binding is an assignment of nothing plain (``cur =
-        torch.full(...)`` in one branch, ``cur = head[idx]`` in another), or an item of one
-        (``h = cur[i]``): on that path what goes into the list is a tensor, as for the lists
-        of :meth:`receives_tensors`. A name tested with ``isinstance`` is left alone (the test
+        (the one in force, where the straight path to ``use`` tells) binds to a tensor, every
+        binding of it being an assignment of nothing plain (``cur = torch.full(...)`` in one
+        branch, ``cur = head[idx]`` in another), or an item of such a name (``h = cur[i]``):
+        on that path what goes into the list is a tensor, as for the lists of
+        :meth:`receives_tensors`. A name tested with ``isinstance`` is left alone (the test
         picks the path); so are items in code written before PyTorch 0.4, where an item of a
         1-d tensor was a number."""
         if isinstance(node, ast.Subscript):

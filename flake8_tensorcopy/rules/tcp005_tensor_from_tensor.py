@@ -234,8 +234,8 @@ class TensorFromTensor(Rule):
         "        vals.append(torch.norm(x))\n    return torch.tensor(vals)\n",
         # A name bound to a number in one branch, or tested for its type: the list was meant
         # for numbers, or the test picks the path.
-        "import torch\ndef f(head, full, n):\n    found = []\n    cur = torch.full((n,), 3) if full else head\n"
-        "    if not full:\n        cur = 0\n    found.append(cur)\n    return torch.tensor(found)\n",
+        "import torch\ndef f(full, n):\n    found = []\n    if full:\n        cur = torch.full((n,), 3)\n"
+        "    else:\n        cur = 0\n    found.append(cur)\n    return torch.tensor(found)\n",
         "import numpy as np\nimport torch\ndef f(head, n):\n    found = []\n    cur = head[:n]\n"
         "    if isinstance(cur, np.ndarray):\n        cur = torch.full((n,), 3)\n    found.append(cur[0])\n"
         "    return torch.tensor(found)\n",
