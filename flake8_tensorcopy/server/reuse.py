@@ -132,7 +132,7 @@ class _Recorder:
     # Questions answered by plain values, which are noted as they are.
     _VALUES = frozenset({
         "attribute", "call_on", "instance_call", "restored_attributes", "defines_data_records",
-        "imported_call", "imported_value",
+        "imported_call", "imported_value", "writes_arguments",
     })
 
     def __init__(self, summary: ModuleSummary) -> None:
@@ -182,7 +182,7 @@ class _Recorder:
 class _RecordedFacts:
     """A scope's facts (``ModuleSummary.scope``), its questions noted by the recorder."""
 
-    _VALUES = frozenset({"name_value", "own_call", "receives_tensors", "bound_only_to_results"})
+    _VALUES = frozenset({"name_value", "parameter_value", "own_call", "receives_tensors", "bound_only_to_results"})
 
     def __init__(self, recorder: _Recorder, facts: ScopeFacts, qualname: str) -> None:
         self._recorder = recorder
