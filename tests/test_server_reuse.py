@@ -49,6 +49,13 @@ def init_weight(w):
 
 def reset(m):
     init_weight(m.weight.data)
+
+
+def norms(t: torch.Tensor):
+    out = []
+    for row in t:
+        out.append(row.norm())
+    return torch.tensor(out)
 '''
 
 BLOCK = '''
@@ -118,7 +125,7 @@ def plain{i}(values):
     return sum(out) / len(out)
 '''
 
-TRAINING = HEAD + "".join(BLOCK.format(i=i) for i in range(12))  # 812 lines, 101 findings of all 8 rules
+TRAINING = HEAD + "".join(BLOCK.format(i=i) for i in range(12))  # 820 lines, 111 findings of all 8 rules
 
 
 def replace(old: str, new: str) -> Callable[[str], str]:
@@ -157,7 +164,7 @@ EDITS = [
     ("the syntax error fixed", replace("def prepare(n)", "def prepare(n):"), None, True),
     ("a comment only", replace("import copy\n", "import copy  # snapshots\n"), {}, True),
     ("torch imported under another name: every chunk asks the imports again, and torch.* is unknown",
-     replace("import torch\n", "import torch as th\n"), {"TCP005": -13}, False),
+     replace("import torch\n", "import torch as th\n"), {"TCP005": -14}, False),
 ]
 
 
@@ -207,7 +214,8 @@ def test_reused_findings_are_those_of_a_fresh_lint_at_every_edit():
 
 def test_every_chunk_is_reused_when_nothing_it_asked_changed(monkeypatch):
     """Every question the analysis asks is one the recorder knows (a parameter's value, the
-    parameters a function writes, ...): one it does not know leaves the chunk's record
+    parameters a function writes, whether the code predates PyTorch 0.4 when it loops over a
+    tensor, ...): one it does not know leaves the chunk's record
     incomplete, and the chunk is analysed again after every edit, wherever the edit is."""
     analysed = []
     lint_chunk = engine.lint_chunk

@@ -108,6 +108,9 @@ def _answer(summary: ModuleSummary, question: Question) -> object:
     if asked == "facts":
         qualname, method, *arguments = arguments
         return getattr(summary.scope(qualname), method)(*arguments)
+    if asked == "facts property":
+        qualname, name = arguments
+        return getattr(summary.scope(qualname), name)
     return getattr(summary, asked)(*arguments)
 
 
@@ -183,6 +186,7 @@ class _RecordedFacts:
     """A scope's facts (``ModuleSummary.scope``), its questions noted by the recorder."""
 
     _VALUES = frozenset({"name_value", "parameter_value", "own_call", "receives_tensors", "bound_only_to_results"})
+    _PROPERTIES = frozenset({"legacy_scalars"})  # read, not called
 
     def __init__(self, recorder: _Recorder, facts: ScopeFacts, qualname: str) -> None:
         self._recorder = recorder
@@ -192,5 +196,9 @@ class _RecordedFacts:
     def __getattr__(self, name: str):
         if name in self._VALUES:
             return self._recorder.noted(getattr(self._facts, name), ("facts", self._qualname, name))
-        self._recorder.complete = False
-        return getattr(self._facts, name)
+        value = getattr(self._facts, name)
+        if name in self._PROPERTIES:
+            self._recorder.note(("facts property", self._qualname, name), value)
+        else:
+            self._recorder.complete = False
+        return value
