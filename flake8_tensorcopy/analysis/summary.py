@@ -1447,11 +1447,11 @@ class ScopeFacts:
         if not bindings or any(b.kind != "value" or b.expression is None or _plain(b.expression) for b in bindings):
             return False
         seen |= {node.id}
-        in_force = self.straight_paths.in_force(node.id, bindings, use)
-        for binding in bindings if in_force is None else in_force:
+        reaching = self.straight_paths.in_force(node.id, bindings, use)
+        if reaching is None:
+            reaching = [b for b in bindings if self.may_reach(b.source, use)]
+        for binding in reaching:
             source = binding.expression
-            if in_force is None and not self.may_reach(binding.source, use):
-                continue
             value = self.value(source)
             if isinstance(value, TensorInfo) or (value is None and self._tensor_on_some_path(source, source, seen)):
                 return True
