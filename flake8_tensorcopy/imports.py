@@ -76,12 +76,15 @@ class ImportTable:
         self.stars = stars  # the modules of ``from m import *``, as dotted (maybe relative) names
 
     @classmethod
-    def from_ast(cls, tree: ast.Module, source: str | None = None) -> ImportTable:
-        """The table of ``tree``; with its ``source``, compound statements whose lines
-        never say ``import`` are not looked into."""
+    def from_ast(cls, tree: ast.Module, source: str | None = None, top_level: bool = False) -> ImportTable:
+        """The table of ``tree`` (``top_level``: of the module's own imports, not those in its
+        functions and classes); with its ``source``, compound statements whose lines never
+        say ``import`` are not looked into."""
         import_lines = None if source is None else _lines_saying_import(source)
 
         def says_import(statement: ast.stmt) -> bool:
+            if top_level and isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
+                return False
             return import_lines is None or _any_between(import_lines, statement.lineno, statement.end_lineno)
 
         aliases: dict[str, str] = {}

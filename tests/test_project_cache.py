@@ -86,9 +86,9 @@ def loads(monkeypatch) -> list[str]:
     parsed: list[str] = []
     real = project.Project._load
 
-    def counted(self, path):
+    def counted(self, path, top_level):
         parsed.append(os.path.basename(path))
-        return real(self, path)
+        return real(self, path, top_level)
 
     monkeypatch.setattr(project.Project, "_load", counted)
     return parsed

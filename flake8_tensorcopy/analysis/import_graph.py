@@ -80,6 +80,8 @@ class ImportGraph:
         # module -> what it imports, as written: resolved only for a module whose callers are
         # looked for, and only where the last part of a name is that module's own
         self._imports: dict[str, list[tuple[str, list[str]]]] | None = None
+        # the last part of each name imported -> the modules importing it ("": ``from . import``)
+        self._naming: dict[str, set[str]] | None = None
         self._importers: dict[str, frozenset[str]] = {}
 
     def importers(self, module: str) -> frozenset[str] | None:
@@ -90,9 +92,15 @@ class ImportGraph:
             return None
         found = self._importers.get(module)
         if found is None:
+            folder, file = os.path.split(module)
+            package = file == "__init__.py"
+            stem = os.path.basename(folder) if package else file[: -len(".py")]
+            naming = self._naming_index()
+            # only a module naming the stem can import it (or a package's ``from . import``)
+            candidates = naming.get(stem, set()) | (naming.get("", set()) if package else set())
             found = self._importers[module] = frozenset(
-                importer for importer, names in self._imports.items()
-                if importer != module and self._imports_module(importer, names, module)
+                importer for importer in candidates
+                if importer != module and self._imports_module(importer, self._imports[importer], module)
             )
         return found
 
@@ -101,6 +109,16 @@ class ImportGraph:
         if self._imports is not None and module.endswith(_MODULES):
             self._imports[module] = self._names_in(module)
             self._importers.clear()
+            self._naming = None
+
+    def _naming_index(self) -> dict[str, set[str]]:
+        if self._naming is None:
+            self._naming = {}
+            for importer, names in (self._imports or {}).items():
+                for name, members in names:
+                    for last in {_last(name), *map(_last, members)}:
+                        self._naming.setdefault(last, set()).add(importer)
+        return self._naming
 
     def _imports_module(self, importer: str, names: list[tuple[str, list[str]]], module: str) -> bool:
         folder, file = os.path.split(module)

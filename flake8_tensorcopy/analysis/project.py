@@ -38,7 +38,7 @@ import tokenize
 import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,6 +46,7 @@ from ..bounded import BoundedCache
 from ..notebook import SUFFIX, Notebook, NotebookError
 from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
 from .import_graph import ImportGraph
+from .top_level import top_level_code
 
 if TYPE_CHECKING:
     from .summary import ModuleSummary
@@ -232,11 +233,12 @@ class Project:
 
     # -- what a module answers -------------------------------------------------------
     def ask(self, asker: ModuleSummary, path: str, question: tuple[str, ...],
-            answer: Callable[[ModuleSummary], object]) -> object:
+            answer: Callable[[ModuleSummary], object], top_level: bool = False) -> object:
         """What the module at ``path`` answers to ``question``, which ``answer`` works out
-        from the module's summary: kept from earlier in the run, or from the disk cache,
-        while the module and everything the answer was worked out from are unchanged.
-        ``asker`` (the summary that asks) notes what it now depends on."""
+        from the module's summary (``top_level``: from its top level alone, see
+        :meth:`summary`): kept from earlier in the run, or from the disk cache, while the
+        module and everything the answer was worked out from are unchanged. ``asker`` (the
+        summary that asks) notes what it now depends on."""
         module_digest = self.digest(path)
         if module_digest is None:
             return None
@@ -245,7 +247,7 @@ class Project:
         if known is None or not self._unchanged(known[1]):
             self._asking += 1
             try:
-                known = self._work_out(record, path, question, answer)
+                known = self._work_out(record, path, question, answer, top_level)
             finally:
                 self._asking -= 1
                 if not self._asking:
@@ -258,9 +260,9 @@ class Project:
         return value
 
     def _work_out(self, record: _Record, path: str, question: tuple[str, ...],
-                  answer: Callable[[ModuleSummary], object]) -> tuple[object, dict[str, str]]:
+                  answer: Callable[[ModuleSummary], object], top_level: bool) -> tuple[object, dict[str, str]]:
         deep, cycles = self._too_deep, self._cycles
-        home = self.summary(path)
+        home = self.summary(path, top_level)
         if home is None:  # it does not parse (kept: nothing changes that but its text), or a cycle
             if self._cycles == cycles:
                 record.learn(question, None, {})
@@ -333,8 +335,10 @@ class Project:
         return found
 
     # -- a module's summary ----------------------------------------------------------
-    def summary(self, path: str) -> ModuleSummary | None:
-        """The summary of the module at ``path`` (None: unreadable, too large, not Python)."""
+    def summary(self, path: str, top_level: bool = False) -> ModuleSummary | None:
+        """The summary of the module at ``path`` (None: unreadable, too large, not Python).
+        ``top_level``: a summary of its top level alone will do (what ``from m import *``
+        reads), parsed without the bodies of its functions and classes and not kept."""
         stamp = self.digest(path)
         cached = _SUMMARIES.get((self.root, path))
         if cached is not None and cached[0] == stamp:
@@ -344,14 +348,16 @@ class Project:
             return None
         self._loading.add(path)
         try:
-            summary, size = self._load(path) if stamp is not None else (None, 0)
+            summary, size = self._load(path, top_level) if stamp is not None else (None, 0)
         finally:
             self._loading.discard(path)
-        _SUMMARIES.put((self.root, path), (stamp, summary), size)
+        if not top_level:
+            _SUMMARIES.put((self.root, path), (stamp, summary), size)
         return summary
 
-    def _load(self, path: str) -> tuple[ModuleSummary | None, int]:
-        """The module's summary, and the characters of its source."""
+    def _load(self, path: str, top_level: bool) -> tuple[ModuleSummary | None, int]:
+        """The module's summary (of its top level alone, or else of all of it, where
+        ``top_level``), and the characters of its source."""
         from .summary import ModuleSummary
 
         source = self._buffers.get(path)
@@ -363,7 +369,12 @@ class Project:
                 source = _notebook_code(source)
                 if source is None:
                     return None, 0
-            tree = ast.parse(source)
+            tree = None
+            if top_level:
+                cut = top_level_code(source)
+                with suppress(SyntaxError):  # text the cut cannot follow: all of it is read
+                    tree, source = ast.parse(cut), cut
+            tree = tree or ast.parse(source)
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             return None, len(source or "")
         return ModuleSummary.of(tree, source, path, project=self), len(source)

@@ -171,6 +171,16 @@ class _Signature:
         return None
 
 
+def _called_in_file_only(qualname: str) -> bool:
+    """Whether only the file's own calls of the function ``qualname`` are read: a method
+    (but ``__init__``, called through its class by name), or one of a nested class. An
+    instance reaches modules that never import its class (the trainer is handed the model),
+    and reading every module that calls a method of that name (``update``, ``step``) cost
+    500 more parses over the application corpus for no finding."""
+    owner, _, name = qualname.rpartition(".")
+    return bool(owner and name != "__init__") or "." in owner
+
+
 def _declared_all(tree: ast.Module) -> frozenset[str] | None:
     """The names of the module's ``__all__ = [...]`` (constant strings), if it has one."""
     for statement in tree.body:
@@ -346,6 +356,7 @@ class ModuleSummary:
         self._in_progress: set[str] = set()
         self._restored: frozenset[str] | None = None
         self._data_records: bool | None = None
+        self._star_aliases: dict[str, str] = {}  # what the file's ``from m import *`` bind
 
     @classmethod
     def of(
@@ -363,7 +374,8 @@ class ModuleSummary:
         summary = cls(tree, ImportTable.from_ast(tree, source), path, project)
         summary._source = source
         if summary.imports.stars and summary.project is not None:
-            summary.imports = summary.imports.with_stars(summary._star_imports())
+            summary._star_aliases = summary._star_imports()
+            summary.imports = summary.imports.with_stars(summary._star_aliases)
         if source is not None and "load_state_dict" not in source:
             summary._restored = frozenset()  # nothing is loaded back: no walk to find out
         if source is not None and "amedTuple" not in source and "amedtuple" not in source:
@@ -590,13 +602,17 @@ class ModuleSummary:
         for module in self.imports.stars:
             path = self.project.find_module(self.path, module, asker=self)
             if path is not None:
-                aliases.update(self.project.ask(self, path, ("star_exports",), ModuleSummary.star_exports) or {})
+                aliases.update(
+                    self.project.ask(self, path, ("star_exports",), ModuleSummary.star_exports, top_level=True) or {}
+                )
         return aliases
 
     def star_exports(self) -> dict[str, str]:
         """What ``from this_module import *`` binds: the names of ``__all__``, else every
         public name the module binds at its top level (imports included), each as a dotted
-        name that the importer's table can hold (absolute from the project's root)."""
+        name that the importer's table can hold (absolute from the project's root). Read
+        from the top level alone (the project parses only that to answer it), so the
+        imports in the module's functions are not among them."""
         dotted = self.project.dotted(self.path) if self.project is not None else None
         if dotted is None:
             return {}
@@ -606,7 +622,8 @@ class ModuleSummary:
         for name in _top_level_names(self.tree):
             if (name in public) if public is not None else not name.startswith("_"):
                 exported[name] = f"{dotted}.{name}"
-        for name, qualified in self.imports.aliases.items():
+        imported = {**self._star_aliases, **ImportTable.from_ast(self.tree, self._source, top_level=True).aliases}
+        for name, qualified in imported.items():
             if (name in public) if public is not None else not name.startswith("_"):
                 exported[name] = _absolute(qualified, package)
         return {name: qualified for name, qualified in exported.items() if qualified}
@@ -659,8 +676,10 @@ class ModuleSummary:
         function or ``__init__`` those of the modules that import the file too. None when
         there is no such call, when one passes something else or relies on the default, and
         when the function may be reached otherwise: decorated, used as a value (a callback),
-        called with ``*args``/``**kwargs``, or through a receiver the file cannot tell."""
-        if self.project is None:  # callers are read with the project (``project = true``)
+        called with ``*args``/``**kwargs``, or through a receiver the file cannot tell.
+        Without the project analysis, only a method's: the calls other modules make to the
+        rest are read with it (``project = true``)."""
+        if self.project is None and not _called_in_file_only(qualname):
             return None
         key = (qualname, parameter)
         if key in self._passed:
@@ -725,13 +744,10 @@ class ModuleSummary:
         function ``qualname``, or a class's ``__init__`` (through the class), for ``parameter``
         ([]: none calls it; None: unknown). Only the modules that import this one can call them
         (by name), and of those only the ones that spell the name are read. Other methods get
-        the file's calls only: an instance reaches modules that never import its class (the
-        trainer is handed the model), and reading every module that calls a method of that
-        name (``update``, ``step``) cost 500 more parses over the application corpus for no
-        finding."""
-        owner, _, name = qualname.rpartition(".")
-        if (owner and name != "__init__") or "." in owner:
+        the file's calls only (:func:`_called_in_file_only`)."""
+        if _called_in_file_only(qualname):
             return []
+        owner, _, name = qualname.rpartition(".")
         word = owner or name
         importers = self.project.importers(self.path, asker=self)
         for package in [i for i in importers or () if i.endswith("__init__.py")]:
