@@ -2,7 +2,7 @@
 
 What ``from m import *`` binds (``ModuleSummary.star_exports``) is read from m's top level
 alone: its imports, ``__all__``, and the names its defs, classes and assignments bind, in
-``if``/``try`` blocks too. Parsing the whole of m for that cost most of the project
+``if``/``try`` blocks too. Parsing the whole of m for that was half of the project
 analysis's parses on the application corpus (a star-imported ``utils/general.py`` is
 thousands of lines of function bodies). Here the bodies are dropped from the text first,
 each def or class kept as its header over ``...``, so the parse sees only the top level:
@@ -10,8 +10,10 @@ the statements Python would run on import, with the lines where they are.
 
 The text's structure is read with comments and strings blanked (``prefilter``), so a
 quote, a bracket or a ``def`` inside a string decides nothing; the lines kept are the
-original ones. Text this cannot follow (a syntax error, mixed indentation) parses wrong or
-not at all, and the caller falls back to parsing the whole module.
+original ones. Where the blanked text misleads (an f-string's field at column 0 looks like
+code), the cut does not parse and the caller parses the whole module: over the corpus's
+8,809 modules, 1 such, and no cut that parsed into another top level
+(``tests/test_top_level.py`` checks the installed packages' sources the same way).
 """
 
 from __future__ import annotations
