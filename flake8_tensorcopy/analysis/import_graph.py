@@ -92,9 +92,7 @@ class ImportGraph:
             return None
         found = self._importers.get(module)
         if found is None:
-            folder, file = os.path.split(module)
-            package = file == "__init__.py"
-            stem = os.path.basename(folder) if package else file[: -len(".py")]
+            stem, package = _stem(module)
             naming = self._naming_index()
             # only a module naming the stem can import it (or a package's ``from . import``)
             candidates = naming.get(stem, set()) | (naming.get("", set()) if package else set())
@@ -121,9 +119,7 @@ class ImportGraph:
         return self._naming
 
     def _imports_module(self, importer: str, names: list[tuple[str, list[str]]], module: str) -> bool:
-        folder, file = os.path.split(module)
-        package = file == "__init__.py"
-        stem = os.path.basename(folder) if package else file[: -len(".py")]
+        stem, package = _stem(module)
         for name, members in names:
             if (_last(name) == stem or (package and not name.strip("."))) and self._find_module(importer, name) == module:
                 return True
@@ -160,6 +156,14 @@ class ImportGraph:
     def _names_in(self, module: str) -> list[tuple[str, list[str]]]:
         text = self._read(module)
         return imported_names(text) if text is not None else []
+
+
+def _stem(module: str) -> tuple[str, bool]:
+    """The name an import spells ``module`` by (a package's folder for its ``__init__.py``),
+    and whether it is a package."""
+    folder, file = os.path.split(module)
+    package = file == "__init__.py"
+    return (os.path.basename(folder) if package else file[: -len(".py")]), package
 
 
 def _last(dotted: str) -> str:

@@ -356,7 +356,7 @@ class ModuleSummary:
         self._in_progress: set[str] = set()
         self._restored: frozenset[str] | None = None
         self._data_records: bool | None = None
-        self._star_aliases: dict[str, str] = {}  # what the file's ``from m import *`` bind
+        self._star_aliases: dict[str, str] = {}  # what the file's ``from m import *`` bring in
 
     @classmethod
     def of(

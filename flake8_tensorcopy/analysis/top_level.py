@@ -22,7 +22,7 @@ import functools
 import re
 
 _DEFINITION = re.compile(r"^([ \t]*)(?:async[ \t]+)?(?:def|class)\b", re.MULTILINE)
-_HEADER_STOP = re.compile(r"[][(){}:\n]")
+_HEADER_STOP = re.compile(r"[][(){}:]")
 _OPENING = "([{"
 
 
@@ -54,7 +54,6 @@ def top_level_code(source: str) -> str:
             continue  # a one-line def or class: kept as it is
         indent = definition.group(1)
         body_line = line_at(body)
-        end_line = len(lines)
         for end in _body_end(len(indent)).finditer(structure, body):
             end_line = line_at(end.start())
             code, column = lines[end_line], end.end() - 1 - end.start()
