@@ -95,15 +95,21 @@ def _corpus_rows(measured: dict):
            f"{tree['files_per_s']['without']:>11.1f}"
            f"{tree['files_per_s']['with']:>11.1f}")
     yield _row("    CPU user+sys, median", tree["cpu_s"], "s", None)
+    in_run = tree.get("in_run")  # absent from runs saved before it was counted
+    if in_run:
+        yield _row("    CPU inside 'with': plugin's", in_run["cpu_s"], "s", None,
+                   in_run["ratio"])
     yield _row("  peak RSS (whole tree), median", memory["peak_rss_mib"],
                "MiB", memory)
 
 
-def _row(label: str, values: dict, unit: str, target: dict | None) -> str:
+def _row(label: str, values: dict, unit: str, target: dict | None,
+         ratio: float | None = None) -> str:
     without, with_ = values["without"], values["with"]
     # A target's verdict is on its own ratio (for timings: the median of the
     # per-pair ratios, which the ratio of the medians can differ from).
-    ratio = target["ratio"] if target else with_ / without
+    if ratio is None:
+        ratio = target["ratio"] if target else with_ / without
     cells = (f"{label:<32}{_fmt(without, unit):>11}{_fmt(with_, unit):>11}"
              f"{_fmt(with_ - without, unit, sign='+'):>11}{ratio:>8.3f}")
     if target is None:

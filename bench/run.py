@@ -19,6 +19,9 @@ Measures two corpora, each in its own rows and against its own targets:
 On each:
   * whole tree: `flake8 -j 1 <corpus>` without vs with the plugin,
     median of alternating pairs (target: ratio <= 1.10);
+  * inside each 'with' run (bench/flake8_share.py): the CPU time of the
+    plugin's checks against the rest of the same process, a ratio that
+    a shared machine's drift between runs does not move (info);
   * memory: peak RSS of those same flake8 processes (target <= 1.2).
   With --cache cold (the default) every "with" run starts without the
   project analysis's disk cache, as CI and a first pre-commit run do; with
@@ -369,7 +372,8 @@ def measure_whole_tree(venvs, corpus: Corpus, title: str, pairs: int,
     for pair in range(1, pairs + 1):
         for name in _pair_order(pair):
             cache.before(name)
-            run = run_flake8(venvs[name], arguments, workdir)
+            run = run_flake8(venvs[name], arguments, workdir,
+                             share=name == "with")
             runs.append(run)
             print(f"  pair {pair}/{pairs} {_progress(run, count)}",
                   flush=True)
@@ -491,7 +495,31 @@ def summarise_whole_tree(runs: list[Flake8Run], corpus: Corpus, title: str,
         "tcp_findings": _first(runs, "with").count(PLUGIN_CODE),
         "target": TARGETS["whole_tree"],
         "pass": ratio <= TARGETS["whole_tree"],
+        "in_run": summarise_in_run(runs),
         "runs": [_run_record(run) for run in runs],
+    }
+
+
+def summarise_in_run(runs: list[Flake8Run]) -> dict | None:
+    """The plugin's cost within each 'with' run: its CPU time against the
+    rest of the same process's (flake8_share.py). Steadier than the pairs'
+    ratio on a shared machine, whose speed drifts between two runs but not
+    between two parts of one; the target stays on the pairs' wall time."""
+    counted = [run for run in runs
+               if run.env == "with" and run.plugin_cpu_s is not None]
+    if not counted:
+        return None
+    return {
+        "measured_on": "the 'with' runs: CPU user+sys of the process, and "
+                       "of the plugin's checks in it",
+        "cpu_s": {"without": statistics.median(_cpu(run) - run.plugin_cpu_s
+                                               for run in counted),
+                  "with": statistics.median(_cpu(run) for run in counted)},
+        "plugin_cpu_s": statistics.median(run.plugin_cpu_s
+                                          for run in counted),
+        "ratio": statistics.median(_cpu(run) / (_cpu(run) - run.plugin_cpu_s)
+                                   for run in counted),
+        "runs": len(counted),
     }
 
 
@@ -599,8 +627,10 @@ def _progress(run: Flake8Run, files: int | None = None) -> str:
     plugin = {"with": PLUGIN_CODE, "torchfix": "TOR"}.get(run.env)
     extra = f", {plugin} {run.count(plugin)}" if plugin else ""
     rate = f"{files / stats.wall_s:7.1f} files/s  " if files else ""
+    share = ("" if run.plugin_cpu_s is None
+             else f" (plugin {run.plugin_cpu_s:.2f})")
     return (f"{run.env:<8} {stats.wall_s:8.3f} s  {rate}"
-            f"cpu {stats.cpu_s:8.2f} s"
+            f"cpu {stats.cpu_s:8.2f} s{share}"
             f"  peak {stats.peak_rss_kib / 1024:7.1f} MiB  "
             f"findings {run.findings}{extra}")
 
@@ -609,6 +639,7 @@ def _run_record(run: Flake8Run) -> dict:
     return {"env": run.env, "wall_s": run.stats.wall_s,
             "load_after": run.load_after,
             "cpu_s": run.stats.cpu_s,
+            "plugin_cpu_s": run.plugin_cpu_s,
             "peak_rss_mib": run.stats.peak_rss_kib / 1024,
             "findings": run.findings,
             "findings_by_prefix": run.findings_by_prefix}

@@ -269,7 +269,9 @@ def fake_runs(without: list[float], with_: list[float], rss_mib: tuple[float, fl
             wall, rss, found = timed[env]
             stats = bench_stats.ProcessStats(wall_s=wall, cpu_s=wall * 0.98, peak_rss_kib=int(rss * 1024),
                                              returncode=1)
-            runs.append(bench_runs.Flake8Run(env, stats, sum(found.values()), found, load_after=0.5))
+            plugin_cpu = wall * 0.98 / 11 if env == "with" else None  # a tenth of the rest of the run
+            runs.append(bench_runs.Flake8Run(env, stats, sum(found.values()), found, load_after=0.5,
+                                             plugin_cpu_s=plugin_cpu))
     return runs
 
 
@@ -311,6 +313,10 @@ def test_each_corpus_has_its_own_summary_and_targets(app_like, torch_like):
     assert app["whole_tree"]["pairs"] == 3
     assert app["whole_tree"]["ratio"] == pytest.approx(88.0 / 72.0)  # median of the pair ratios
     assert app["whole_tree"]["tcp_findings"] == 2
+    in_run = app["whole_tree"]["in_run"]
+    assert in_run["ratio"] == pytest.approx(1.1) and in_run["runs"] == 3
+    assert in_run["cpu_s"]["with"] == pytest.approx(88.0 * 0.98)
+    assert in_run["cpu_s"]["without"] == pytest.approx(88.0 * 0.98 * 10 / 11)
     assert (app["whole_tree"]["pass"], app["memory"]["pass"]) == (False, False)
     assert (torch["whole_tree"]["pass"], torch["memory"]["pass"]) == (True, True)
     root = torch["corpus"]["root"]
@@ -331,15 +337,16 @@ def test_report_prints_a_group_of_rows_per_corpus(app_like, torch_like, capsys):
     assert corpus_lines[1].startswith("corpus  : torch: ")
     assert f"(torch 9.9): {len(IN_SUBSET)} of {len(IN_SUBSET)} files" in corpus_lines[1]
     app_at, torch_at = lines.index("application code"), lines.index("torch")
-    app_rows, torch_rows = lines[app_at + 1:torch_at], lines[torch_at + 1:torch_at + 5]
+    app_rows, torch_rows = lines[app_at + 1:torch_at], lines[torch_at + 1:torch_at + 6]
     assert app_rows[0].startswith("  whole tree, median of 3 pairs")
     assert "1.222" in app_rows[0] and app_rows[0].endswith("<= 1.10  FAIL")
     assert app_rows[1].startswith("    throughput (files/s)")
     assert app_rows[2].startswith("    CPU user+sys, median") and app_rows[2].endswith("(info)")
-    assert app_rows[3].startswith("  peak RSS (whole tree), median") and "1.304" in app_rows[3]
-    assert app_rows[3].endswith("<= 1.20  FAIL")
+    assert app_rows[3].startswith("    CPU inside 'with': plugin's") and app_rows[3].endswith("1.100    (info)")
+    assert app_rows[4].startswith("  peak RSS (whole tree), median") and "1.304" in app_rows[4]
+    assert app_rows[4].endswith("<= 1.20  FAIL")
     assert "1.050" in torch_rows[0] and torch_rows[0].endswith("<= 1.10  PASS")
-    assert "1.100" in torch_rows[3] and torch_rows[3].endswith("<= 1.20  PASS")
+    assert "1.100" in torch_rows[4] and torch_rows[4].endswith("<= 1.20  PASS")
     assert any(line.startswith("editor latency, median of 3") and line.endswith("<= 1.15  FAIL")
                for line in lines)
     assert lines[-1] == "verdict : FAIL: application whole tree, application memory, editor latency"
@@ -363,3 +370,34 @@ def test_report_reprints_a_saved_run(app_like, torch_like, tmp_path, capsys):
     again = subprocess.run([sys.executable, str(BENCH / "report.py"), str(saved)], capture_output=True,
                            text=True, check=True)
     assert again.stdout == printed
+
+
+def test_a_saved_run_without_the_in_run_share_still_prints(app_like, torch_like, capsys):
+    results = fake_results(app_like, torch_like)
+    for corpus in results["corpora"].values():
+        del corpus["whole_tree"]["in_run"]
+    bench_report.print_report(results)
+    assert "CPU inside 'with'" not in capsys.readouterr().out
+
+
+def test_flake8_share_runs_flake8_and_counts_the_plugins_seconds(tmp_path):
+    """The real thing: this environment's flake8 and plugin, through the wrapper."""
+    source = tmp_path / "train.py"
+    source.write_text("import copy\nimport torch\n\ndef keep(t: torch.Tensor):\n    return copy.deepcopy(t)\n"
+                      "x = 1 \n")
+    report = tmp_path / "share.json"
+    done = subprocess.run([sys.executable, "-I", str(BENCH / "flake8_share.py"), str(report), "-j", "1",
+                           "--select", "TCP,W", str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    found = [line.split(" ")[:2] for line in done.stdout.splitlines()]
+    assert found == [[f"{source}:5:12:", "TCP003"], [f"{source}:6:6:", "W291"]]
+    counted = json.loads(report.read_text())
+    assert counted["checks"] == 1 and 0 < counted["plugin_cpu_s"] and 0 < counted["plugin_wall_s"]
+    plain = subprocess.run([sys.executable, "-m", "flake8", "-j", "1", "--select", "TCP,W", str(source)],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert plain.stdout == done.stdout  # the wrapper changes nothing flake8 reports
+
+
+def test_flake8_share_without_arguments_says_how_to_call_it(tmp_path):
+    done = subprocess.run([sys.executable, "-I", str(BENCH / "flake8_share.py")], capture_output=True, text=True)
+    assert done.returncode == 2 and "REPORT.json FLAKE8-ARGUMENTS" in done.stderr
