@@ -1,8 +1,9 @@
 """The accuracy corpus's tools (bench/accuracy/): statement lines, shapes, scoring, labels, the corpus.
 
-Everything here runs without the corpus mirrors and without a network, except the last
-two tests, which check each repository whose mirror is there (its file counts, and that the
-committed candidates.csv is what the current code finds in it) and skip each one that is not.
+Everything here runs without the corpus mirrors and without a network, except the corpus
+group (marked `corpus`), which checks each repository whose mirror is there (its file counts,
+and that the committed candidates.csv is what the current code finds in it); the missing
+ones are counted in one skip.
 
 The bench modules are imported once (tests/bench_modules.py) and used under aliases.
 """
@@ -848,6 +849,27 @@ def test_corpus_show_marks_the_line(tiny_mirror, monkeypatch, capsys):
     assert capsys.readouterr().out == "       1 import torch\n>>     2 x = torch.tensor([1])\n"
 
 
+def test_fetch_clones_what_is_missing_and_reports_what_it_cannot(tiny_mirror, monkeypatch, capsys, tmp_path):
+    _, repo, files = tiny_mirror
+    elsewhere = Repo("o/gone", repo.commit, "tutorial", 4, 10)
+    monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda *args: [repo, elsewhere])
+    root = tmp_path / "fresh"
+    source = f"{tmp_path}/{{name}}"  # {name} is o/r: a link to the tiny repository's work tree
+    (tmp_path / "o").mkdir()
+    os.symlink(tmp_path / "work", tmp_path / "o" / "r")
+    assert acc_corpus.main(["--mirrors", str(root), "fetch", "--source", source]) == 1
+    out, err = capsys.readouterr()
+    assert "o/r: fetched" in out and "o/gone: cannot fetch" in out
+    assert "1 corpus repositories are missing" in err and "o/gone" in err
+    mirror = acc_corpus.locate(repo, root)
+    assert isinstance(mirror, acc_corpus.Mirror) and not (root / "o+r" / "repo.partial").exists()
+    assert mirror.read_text("a.py") == files["a.py"].decode()
+    # A second run fetches only what is still missing.
+    assert acc_corpus.main(["--mirrors", str(root), "fetch", "--source", source]) == 1
+    assert "o/r" not in capsys.readouterr().out
+
+
 def test_corpus_show_after_a_form_feed(tiny_mirror, monkeypatch, capsys):
     root, repo, _ = tiny_mirror
     monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)
@@ -913,6 +935,7 @@ def test_committed_repos():
     assert [repo.name for repo in repos if repo.py_files <= 0 or repo.py_lines <= 0] == []
 
 
+@pytest.mark.slow
 def test_committed_labels_have_no_problems():
     # As `labels.py check` reads them: a person's row overrules an auto row of the same key.
     labels = acc_labels.without_overruled(acc_labels.read_labels())
@@ -982,35 +1005,61 @@ def test_readme_and_rule_pages_state_the_committed_figures():
 
 
 # --- 9. the corpus itself, where the mirrors are: each repository present is checked -----
+# The repositories whose mirror is missing make no test of their own: one test says how many
+# checks did not run and how to fetch them, so a machine without the mirrors shows one skip.
 
 CORPUS = acc_corpus.load_repos()
+FETCHED = [repo for repo in CORPUS if acc_corpus.git_dir_of(repo, acc_corpus.mirrors_root()) is not None]
+CHECKS_PER_REPOSITORY = 2  # the two parametrised tests below
 
 
-def _mirror_or_skip(repo):
-    root = acc_corpus.mirrors_root()
-    if not root.is_dir():
-        pytest.skip(f"no corpus mirrors at {root} (fetch them, or set ${acc_corpus.MIRRORS_ENV})")
+def corpus_group_skip_reason(total: int, fetched: int, root: Path) -> str | None:
+    missing = total - fetched
+    if missing == 0:
+        return None
+    return (f"corpus group: {missing * CHECKS_PER_REPOSITORY} corpus tests not run, {missing} of {total} "
+            f"repositories have no mirror at {root}: fetch them with `python3 bench/accuracy/corpus.py fetch` "
+            f"(or point ${acc_corpus.MIRRORS_ENV} where they live)")
+
+
+def test_every_corpus_repository_is_fetched():
+    reason = corpus_group_skip_reason(len(CORPUS), len(FETCHED), acc_corpus.mirrors_root())
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def test_the_corpus_group_skip_names_the_count_and_the_command():
+    assert corpus_group_skip_reason(183, 183, Path("/m")) is None
+    reason = corpus_group_skip_reason(183, 0, Path("/m"))
+    assert reason.startswith("corpus group: 366 corpus tests not run, 183 of 183 repositories have no mirror at /m")
+    assert "python3 bench/accuracy/corpus.py fetch" in reason
+
+
+def _mirror(repo):
     if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    mirror = acc_corpus.locate(repo, root)
-    if not isinstance(mirror, acc_corpus.Mirror):
-        pytest.skip(f"{repo.name}: {mirror.reason}")
+        pytest.fail("git is not installed, yet the corpus mirrors are there to read")
+    mirror = acc_corpus.locate(repo, acc_corpus.mirrors_root())
+    assert isinstance(mirror, acc_corpus.Mirror), f"{repo.name}: {mirror.reason}"
     return mirror
 
 
-@pytest.mark.parametrize("repo", CORPUS, ids=[repo.name for repo in CORPUS])
+@pytest.mark.slow
+@pytest.mark.corpus
+@pytest.mark.parametrize("repo", FETCHED, ids=[repo.name for repo in FETCHED])
 def test_corpus_mirror_has_the_recorded_counts(repo):
-    mirror = _mirror_or_skip(repo)
+    mirror = _mirror(repo)
     assert acc_corpus.count_python(mirror) == (repo.py_files, repo.py_lines)
 
 
+@pytest.mark.slow
+@pytest.mark.corpus
 @pytest.mark.filterwarnings("ignore:invalid escape sequence")  # the corpus's own code, parsed here
-@pytest.mark.parametrize("repo", CORPUS, ids=[repo.name for repo in CORPUS])
+@pytest.mark.parametrize("repo", FETCHED, ids=[repo.name for repo in FETCHED])
 def test_committed_candidates_are_what_the_current_code_finds(repo, tmp_path):
     """candidates.csv's rows of this repository (its `plugin` column above all: the
     published figures are scored from it) are what shapes.py and the plugin give now,
     on the repository exported as `shapes.py candidates` exports it (a project of its own)."""
-    mirror = _mirror_or_skip(repo)
+    mirror = _mirror(repo)
     acc_corpus.export([mirror], tmp_path)
     current = set()
     for file, data in mirror.read_all(mirror.python_files()):

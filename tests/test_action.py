@@ -175,6 +175,7 @@ def test_action_is_composite_and_documents_every_input():
     assert used == {*INPUTS, "github.action_path"}
 
 
+@pytest.mark.slow
 def test_install_step_installs_the_requirement_given_as_version(tmp_path, action):
     action_path, _ = action
     venv = tmp_path / "venv"
@@ -187,6 +188,7 @@ def test_install_step_installs_the_requirement_given_as_version(tmp_path, action
     assert imported_from(environ, tmp_path).is_relative_to(venv)
 
 
+@pytest.mark.slow
 def test_github_annotations_by_default_fail_on_findings(workspace, action):
     done = lint(workspace, action)
     assert done.returncode == 1, done.stderr
@@ -195,24 +197,28 @@ def test_github_annotations_by_default_fail_on_findings(workspace, action):
     assert "2 finding(s) fixable with --fix." in done.stderr
 
 
+@pytest.mark.slow
 def test_fail_on_findings_false_annotates_and_passes(workspace, action):
     done = lint(workspace, action, fail_on_findings="false")
     assert done.returncode == 0, done.stderr
     assert annotations(done.stdout) == TRAIN_FINDINGS, done.stdout
 
 
+@pytest.mark.slow
 def test_paths_and_args_are_split_on_whitespace(workspace, action):
     done = lint(workspace, action, paths="pkg/clean.py\npkg/train.py", args="--ignore TCP002  --select TCP")
     assert done.returncode == 1, done.stderr
     assert annotations(done.stdout) == TRAIN_FINDINGS[:1], done.stdout
 
 
+@pytest.mark.slow
 def test_clean_workspace_passes_silently(workspace, action):
     (workspace / "pkg" / "train.py").unlink()
     done = lint(workspace, action)
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
 
 
+@pytest.mark.slow
 def test_a_file_that_cannot_be_analysed_fails_even_without_fail_on_findings(workspace, action):
     (workspace / "pkg" / "broken.py").write_text("def f(:\n", encoding="utf-8")
     done = lint(workspace, action, fail_on_findings="false")
@@ -222,6 +228,7 @@ def test_a_file_that_cannot_be_analysed_fails_even_without_fail_on_findings(work
     assert error.startswith("::error file=pkg/broken.py,title=flake8-tensorcopy::cannot analyse it"), done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fail_on_findings, status", [("true", 1), ("false", 0)])
 def test_sarif_file_is_written_and_valid_whatever_the_status(workspace, action, fail_on_findings, status):
     done = lint(workspace, action, format="sarif", fail_on_findings=fail_on_findings)
@@ -240,6 +247,7 @@ def test_sarif_file_is_written_and_valid_whatever_the_status(workspace, action, 
     assert located == TRAIN_FINDINGS
 
 
+@pytest.mark.slow
 def test_sarif_file_input_names_the_file(workspace, action):
     done = lint(workspace, action, format="sarif", sarif_file="reports.sarif", paths="pkg/clean.py")
     assert done.returncode == 0, done.stderr

@@ -380,6 +380,7 @@ def test_a_saved_run_without_the_in_run_share_still_prints(app_like, torch_like,
     assert "CPU inside 'with'" not in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_flake8_share_runs_flake8_and_counts_the_plugins_seconds(tmp_path):
     """The real thing: this environment's flake8 and plugin, through the wrapper."""
     source = tmp_path / "train.py"

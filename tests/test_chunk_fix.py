@@ -12,6 +12,8 @@ from bench_modules import import_bench_modules
 
 from flake8_tensorcopy import chunk_fix, engine, fixer
 
+pytestmark = pytest.mark.compat
+
 training_file = import_bench_modules(Path(__file__).resolve().parent.parent / "bench", ("training_code",))[
     "training_code"].training_file
 

@@ -13,6 +13,8 @@ import pytest
 from flake8_tensorcopy import __version__, docs
 from flake8_tensorcopy.rules import ALL_RULES
 
+pytestmark = pytest.mark.compat
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 
@@ -66,11 +68,13 @@ def test_text_format_and_exit_code_1(project):
     assert "1 more fixable with --fix --unsafe-fixes." in result.stderr
 
 
+@pytest.mark.slow
 def test_clean_file_exits_0_with_no_output(project):
     result = run("clean.py", cwd=project)
     assert (result.returncode, result.stdout) == (0, "")
 
 
+@pytest.mark.slow
 def test_same_findings_as_flake8(project):
     ours = run("--format", "text", "risky.py", cwd=project)
     theirs = subprocess.run(
@@ -103,6 +107,7 @@ def f(x: torch.Tensor):
 """
 
 
+@pytest.mark.slow
 def test_noqa_is_read_exactly_as_flake8_reads_it(tmp_path):
     """Blanket, prefix and case rules, multi-line strings and continuations: whatever flake8
     silences, the CLI silences (and does not fix), and the rest it reports (and fixes)."""
@@ -128,6 +133,7 @@ def test_noqa_is_read_exactly_as_flake8_reads_it(tmp_path):
     assert flake8() == ""
 
 
+@pytest.mark.slow
 def test_file_level_noqa(tmp_path):
     (tmp_path / "m.py").write_text("# flake8: noqa\n" + RISKY)
     result = run("--fix", "m.py", cwd=tmp_path)
@@ -135,6 +141,7 @@ def test_file_level_noqa(tmp_path):
     assert (tmp_path / "m.py").read_text() == "# flake8: noqa\n" + RISKY
 
 
+@pytest.mark.slow
 def test_fix_then_unsafe_fix_then_idempotent(project):
     first = run("--fix", "risky.py", cwd=project)
     assert first.returncode == 1  # TCP003 (unsafe fix) and TCP004 (no fix) remain
@@ -162,6 +169,7 @@ def test_fix_then_unsafe_fix_then_idempotent(project):
     )
 
 
+@pytest.mark.slow
 def test_all_fixed_exits_0(tmp_path):
     (tmp_path / "m.py").write_text(CLEAN.replace("x.detach().clone()", "x.clone().detach()"))
     result = run("--fix", "m.py", cwd=tmp_path)
@@ -169,6 +177,7 @@ def test_all_fixed_exits_0(tmp_path):
     assert (tmp_path / "m.py").read_text() == CLEAN
 
 
+@pytest.mark.slow
 def test_unreadable_and_unparsable_files_exit_2_and_the_rest_go_on(project):
     (project / "broken.py").write_text("def f(:\n")
     (project / "bad_cookie.py").write_bytes(b"# -*- coding: no-such-codec -*-\nx = 1\n")
@@ -180,6 +189,7 @@ def test_unreadable_and_unparsable_files_exit_2_and_the_rest_go_on(project):
     assert len(_rows(result.stdout)) == 4  # risky.py was still linted
 
 
+@pytest.mark.slow
 def test_bad_usage_exits_2(project):
     assert run("--select", "TCP!", "risky.py", cwd=project).returncode == 2
     assert run("--format", "xml", "risky.py", cwd=project).returncode == 2
@@ -188,12 +198,14 @@ def test_bad_usage_exits_2(project):
     assert unknown.returncode == 2 and "no rule 'TCP777'" in unknown.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
 def test_explain_prints_the_rule_page(project, rule):
     result = run("--explain", rule.code.lower(), cwd=project)
     assert (result.returncode, result.stdout) == (0, docs.render(rule))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "codes"),
     [
@@ -211,12 +223,14 @@ def test_select_and_ignore_are_prefixes(project, args, codes):
     assert result.returncode == (1 if codes else 0)
 
 
+@pytest.mark.slow
 def test_ignored_codes_are_not_fixed(project):
     result = run("--fix", "--ignore", "TCP002", "risky.py", cwd=project)
     text = (project / "risky.py").read_text()
     assert "w.clone().detach()" in text and "with torch.no_grad():" in text, result.stderr
 
 
+@pytest.mark.slow
 def test_stdin(project):
     result = run("-", "--stdin-display-name", "pkg/mod.py", cwd=project, stdin=RISKY)
     assert result.returncode == 1
@@ -231,6 +245,7 @@ def test_stdin(project):
     assert diff.stdout.startswith("--- stdin\n+++ stdin\n") and "+    with torch.no_grad():" in diff.stdout
 
 
+@pytest.mark.slow
 def test_folders_are_walked_and_excludes_honoured(project):
     (project / "pkg" / "sub").mkdir(parents=True)
     (project / "pkg" / "sub" / "deep.py").write_text(RISKY)
@@ -244,6 +259,7 @@ def test_folders_are_walked_and_excludes_honoured(project):
     assert default.stdout == run(".", cwd=project).stdout
 
 
+@pytest.mark.slow
 def test_json_format(project):
     result = run("--format", "json", "risky.py", cwd=project)
     items = json.loads(result.stdout)
@@ -254,6 +270,7 @@ def test_json_format(project):
     assert [i["fix"] and i["fix"]["applicability"] for i in items] == ["safe", "unsafe", None, "safe"]
 
 
+@pytest.mark.slow
 def test_github_format(project):
     result = run("--format", "github", "risky.py", cwd=project)
     lines = result.stdout.splitlines()
@@ -269,6 +286,7 @@ def test_github_format(project):
     assert "file=./" not in walked.stdout and "::warning file=risky.py,line=6," in walked.stdout
 
 
+@pytest.mark.slow
 def test_every_rule_in_sarif_and_silenced_by_its_noqa(tmp_path):
     """Each rule's first flagged example, every rule selected (the opt-in ones by code): one
     valid SARIF result per rule at the example's place; ``# noqa: CODE`` silences it."""
@@ -296,6 +314,7 @@ def test_every_rule_in_sarif_and_silenced_by_its_noqa(tmp_path):
     assert own == [], silenced.stdout
 
 
+@pytest.mark.slow
 def test_sarif_is_valid_2_1_0(project):
     (project / "broken.py").write_text("def f(:\n")
     result = run("--format", "sarif", "risky.py", "broken.py", cwd=project)
@@ -327,6 +346,7 @@ def test_sarif_is_valid_2_1_0(project):
     assert "broken.py" in json.dumps(invocation["toolExecutionNotifications"])
 
 
+@pytest.mark.slow
 def test_console_script_is_installed(project):
     """`flake8-tensorcopy` on PATH (from [project.scripts]) is the same command."""
     script = Path(sys.executable).with_name("flake8-tensorcopy")
@@ -341,6 +361,7 @@ def test_console_script_is_installed(project):
     assert result.returncode == 1 and len(_rows(result.stdout)) == 4
 
 
+@pytest.mark.slow
 def test_server_without_pygls_exits_2_naming_the_extra():
     # pygls made unimportable: what a core install (no [server] extra) sees.
     code = "import sys; sys.modules['pygls'] = None; from flake8_tensorcopy.cli import main; sys.exit(main(['server']))"
@@ -349,6 +370,7 @@ def test_server_without_pygls_exits_2_naming_the_extra():
     assert "pip install 'flake8-tensorcopy[server]'" in result.stderr
 
 
+@pytest.mark.slow
 def test_linting_never_imports_the_server(tmp_path):
     (tmp_path / "server").mkdir()  # a folder named like the subcommand, linted through ./server
     (tmp_path / "server" / "m.py").write_text("import torch\n\ndef f(w):\n    return w.clone().detach()\n")

@@ -16,6 +16,8 @@ import pytest
 from flake8_tensorcopy import config
 from test_cli import RISKY  # TCP001 (safe fix) at 6, TCP003 (unsafe) at 7, TCP004 (no fix) at 9, TCP002 at 10
 
+pytestmark = pytest.mark.compat
+
 
 
 def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -55,6 +57,7 @@ def project(tmp_path):
     return root
 
 
+@pytest.mark.slow
 def test_the_nearest_table_is_found_from_the_paths(project):
     pyproject(project, """
         [project]
@@ -76,6 +79,7 @@ def test_the_nearest_table_is_found_from_the_paths(project):
     assert codes(run("-", cwd=project.parent, stdin=RISKY)) == {"TCP001", "TCP002", "TCP003", "TCP004"}
 
 
+@pytest.mark.slow
 def test_isolated_and_config_choose_the_file(project, tmp_path):
     pyproject(project, "[tool.flake8-tensorcopy]\nselect = ['TCP001']\n")
     assert codes(run(".", cwd=project)) == {"TCP001"}
@@ -91,6 +95,7 @@ def test_isolated_and_config_choose_the_file(project, tmp_path):
     assert both.returncode == 2 and "--config and --isolated exclude each other" in both.stderr
 
 
+@pytest.mark.slow
 def test_flags_win_over_the_file_like_ruffs(project):
     """ruff's documented example: --select replaces the file's whole selection (its ignore
     too); --extend-select and --ignore adjust it."""
@@ -108,6 +113,7 @@ def test_flags_win_over_the_file_like_ruffs(project):
     assert codes(run("--select", "TCP001", "--ignore", "TCP", "src", cwd=project)) == {"TCP001"}
 
 
+@pytest.mark.slow
 def test_per_file_ignores_count_from_the_config_folder(project):
     pyproject(project, """
         [tool.flake8-tensorcopy.per-file-ignores]
@@ -130,6 +136,7 @@ def test_per_file_ignores_count_from_the_config_folder(project):
     assert "with torch.no_grad():" in (project / "src" / "pkg" / "model.py").read_text()
 
 
+@pytest.mark.slow
 def test_exclude_and_extend_exclude(project):
     (project / "src" / "pkg" / "gen_pb2.py").write_text(RISKY)
     pyproject(project, """
@@ -147,6 +154,7 @@ def test_exclude_and_extend_exclude(project):
     assert paths(run("tests/test_model.py", cwd=project)) == ["tests/test_model.py"]
 
 
+@pytest.mark.slow
 def test_unsafe_fixes_key_and_its_flags(project):
     target = project / "src" / "pkg" / "model.py"
     pyproject(project, "[tool.flake8-tensorcopy]\nunsafe-fixes = true\n")
@@ -156,6 +164,7 @@ def test_unsafe_fixes_key_and_its_flags(project):
     assert "x = t.detach().clone()" in target.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "message"),
     [
@@ -180,6 +189,7 @@ def test_bad_keys_and_values_are_errors_naming_the_file_and_key(project, body, m
     assert message in result.stderr
 
 
+@pytest.mark.slow
 def test_malformed_toml_names_the_file_and_the_line(project):
     path = pyproject(project, "[project]\nname = 'demo'\n\n[tool.flake8-tensorcopy]\nselect = TCP001\nignore = []\n")
     result = run(".", cwd=project)
@@ -187,6 +197,7 @@ def test_malformed_toml_names_the_file_and_the_line(project):
     assert f"{path}: not valid TOML:" in result.stderr and "line 5" in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 def test_config_file_problems(project, tmp_path):
     missing = run("--config", "nowhere.toml", ".", cwd=project)
     assert missing.returncode == 2

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a real Emacs in tmux
+
 if os.environ.get("TENSORCOPY_EMACS_TEST") != "1":
     pytest.skip("the real-Emacs test runs under `bash .ci/editors.sh` (TENSORCOPY_EMACS_TEST=1)",
                 allow_module_level=True)

@@ -210,6 +210,7 @@ TENSOR_CALLS = '''
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 def test_tensor_of_tensor_mapping(tmp_path, device):
     original, fixed, text = _fix_and_import(tmp_path, TENSOR_CALLS)
@@ -320,6 +321,7 @@ BITWISE = '''
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 def test_data_writes_keep_their_effect(tmp_path, device):
     """Every fixed `.data` write changes the tensor exactly as before, and now bumps the
@@ -357,6 +359,7 @@ def test_data_writes_keep_their_effect(tmp_path, device):
     assert all(torch.equal(x.detach(), y.detach()) for x, y in zip(first, second))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 def test_bitwise_augmented_writes(tmp_path, device):
     original, fixed, text = _fix_and_import(tmp_path, BITWISE)
@@ -379,6 +382,7 @@ INIT = '''
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
     ("name", "args"),
@@ -422,6 +426,7 @@ CLONES = '''
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 def test_clone_detach_deepcopy_and_stack(tmp_path, device):
     original, fixed, text = _fix_and_import(tmp_path, CLONES, "--unsafe-fixes")

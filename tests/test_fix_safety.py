@@ -37,6 +37,7 @@ def test_the_risky_file_has_a_fix():
     assert FIXED != RISKY and "w.detach().clone()" in FIXED
 
 
+@pytest.mark.slow
 def test_read_only_file_is_reported_and_left_alone(tmp_path):
     locked, other = tmp_path / "locked.py", tmp_path / "other.py"
     locked.write_text(RISKY)
@@ -55,6 +56,7 @@ def test_read_only_file_is_reported_and_left_alone(tmp_path):
     assert "locked.py:5:5: TCP001" in result.stdout
 
 
+@pytest.mark.slow
 def test_symbolic_link_is_reported_and_left_alone(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -111,6 +113,7 @@ def test_changed_just_before_the_rename_is_caught(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["m.py"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o755, 0o2775])
 def test_mode_is_kept(tmp_path, mode):
     path = tmp_path / "m.py"
@@ -124,6 +127,7 @@ def test_mode_is_kept(tmp_path, mode):
     assert path.stat().st_ino != inode, "written by a rename, not in place"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown to another user needs root")
 def test_owner_is_kept(tmp_path):
     path = tmp_path / "m.py"
@@ -150,6 +154,7 @@ SLOW_FSYNC = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
 def test_killed_while_writing_leaves_the_old_file_and_a_named_stray(tmp_path):
     path = tmp_path / "m.py"
@@ -192,6 +197,7 @@ def _corpus(folder: Path, files: int) -> dict[str, str]:
     return contents
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_every_file_old_or_new(tmp_path):
     old = _corpus(tmp_path / "reference", 12)
     started = time.monotonic()
@@ -229,6 +235,7 @@ def test_sigkill_at_random_moments_leaves_every_file_old_or_new(tmp_path):
     assert partial_states, "no kill landed while files were being written: the test proved nothing"
 
 
+@pytest.mark.slow
 def test_a_file_too_big_to_fix_quickly_is_refused_at_once(tmp_path):
     """Fixing works on the whole file (several LibCST passes): past the fix budget it would
     take minutes, so the file is reported, linted, and left untouched."""

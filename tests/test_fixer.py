@@ -20,6 +20,8 @@ import pytest
 from flake8_tensorcopy import cli, engine, fixer, noqa
 from flake8_tensorcopy.rule import Fix, Rule, RuleDocs
 
+pytestmark = pytest.mark.compat
+
 
 def _fix(source: str, unsafe: bool = False) -> fixer.FixResult:
     source = textwrap.dedent(source)
@@ -498,6 +500,7 @@ def _run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.Comple
 RISKY = b"import torch\n\n\ndef f(w: torch.Tensor):\n    w.data.add_(1)\n    return w.clone().detach()\n"
 
 
+@pytest.mark.slow
 def test_fix_writes_atomically_and_keeps_the_mode(tmp_path):
     target = tmp_path / "m.py"
     target.write_bytes(RISKY)
@@ -514,6 +517,7 @@ def test_fix_writes_atomically_and_keeps_the_mode(tmp_path):
     assert target.stat().st_ino != inode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("prefix", "encoding"),
     [(b"", "utf-8"), (b"\xef\xbb\xbf", "utf-8-sig"), (b"# -*- coding: latin-1 -*-\r\n", "latin-1")],
@@ -533,6 +537,7 @@ def test_encoding_and_line_endings_are_kept(tmp_path, prefix, encoding):
     assert target.read_bytes() == prefix + expected.encode("latin-1" if encoding == "latin-1" else "utf-8")
 
 
+@pytest.mark.slow
 def test_diff_never_writes_and_applies_with_patch(tmp_path):
     target = tmp_path / "m.py"
     source = b"from torch import Tensor\n\n\ndef f(w: Tensor):\n    w.data.add_(1)\n"

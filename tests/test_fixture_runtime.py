@@ -103,6 +103,7 @@ def test_fixture_shape(name):
     assert defined == declared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MODULES)
 def test_script_runs(name):
     result = subprocess.run(
@@ -119,6 +120,7 @@ def test_script_runs(name):
                 assert line in result.stdout, (line, result.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(HAS_CUDA, reason="with CUDA the script runs every fixture: run it as it is")
 def test_the_gpu_script_refuses_a_machine_without_cuda():
     """scripts/gpu_fixtures.sh covers what CI skips; on a CPU-only machine it must fail, not

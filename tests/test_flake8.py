@@ -9,6 +9,8 @@ import pytest
 
 from flake8_tensorcopy.rules import ALL_RULES
 
+pytestmark = pytest.mark.compat
+
 RISKY = textwrap.dedent(
     """\
     import copy
@@ -42,6 +44,7 @@ def located(output: str) -> list[str]:
     return [" ".join(line.split(" ")[:2]) for line in output.splitlines() if line]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("select", ["TC", "TCP", "TCP0"])
 def test_select_prefixes_report_at_flake8_columns(tmp_path, select):
     (tmp_path / "risky.py").write_text(RISKY)
@@ -50,6 +53,7 @@ def test_select_prefixes_report_at_flake8_columns(tmp_path, select):
     assert result.returncode == 1
 
 
+@pytest.mark.slow
 def test_noqa_for_one_code_silences_only_that_line(tmp_path):
     (tmp_path / "risky.py").write_text(RISKY.replace("w.data.add_(-lr)", "w.data.add_(-lr)  # noqa: TCP001"))
     result = flake8("--select", "TCP", "risky.py", cwd=tmp_path)
@@ -62,6 +66,7 @@ def test_default_run_includes_our_codes(tmp_path):
     assert [l for l in located(result.stdout) if " TCP" in l] == EXPECTED
 
 
+@pytest.mark.slow
 def test_parallel_jobs_give_the_same_findings(tmp_path):
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.py").write_text(RISKY)
@@ -70,12 +75,14 @@ def test_parallel_jobs_give_the_same_findings(tmp_path):
     assert sorted(located(result.stdout)) == expected
 
 
+@pytest.mark.slow
 def test_stdin_is_linted_as_the_editor_buffer(tmp_path):
     result = flake8("--select", "TCP", "--stdin-display-name", "risky.py", "-", cwd=tmp_path, stdin=RISKY)
     assert located(result.stdout) == EXPECTED
     assert not (tmp_path / "risky.py").exists()
 
 
+@pytest.mark.slow
 def test_non_ascii_identifiers_keep_code_point_columns(tmp_path):
     source = "def f(größe):\n    größe.data.add_(1); größe.clone().detach()\n"
     (tmp_path / "u.py").write_text(source, encoding="utf-8")
@@ -83,6 +90,7 @@ def test_non_ascii_identifiers_keep_code_point_columns(tmp_path):
     assert located(result.stdout) == ["u.py:2:5: TCP001", "u.py:2:25: TCP002"]
 
 
+@pytest.mark.slow
 def test_unanalysable_files_do_not_stop_the_run(tmp_path):
     (tmp_path / "a_syntax_error.py").write_text("def f(:\n")
     # 300 terms: pyflakes copes, LibCST would take seconds (see limits.py)
@@ -109,6 +117,7 @@ print(json.dumps(sorted([p.entry_name, p.plugin.version, p.obj.__module__ + ":" 
 """
 
 
+@pytest.mark.slow
 def test_plugin_is_registered_under_TCP(tmp_path):
     """flake8 finds our checkers under the entry names `TCP` (so `--select TC`/`TCP` picks
     them up) and `TCP006`, `TCP010` (opt-in: `--enable-extensions TCP006`), as this version."""
@@ -131,6 +140,7 @@ def _with_noqa(source: str, line: int, code: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_every_rule_at_its_column_and_silenced_by_its_noqa(tmp_path):
     """Each rule's first flagged example, opt-in rules enabled: found where the example says,
     and gone with ``# noqa: CODE`` on that line."""

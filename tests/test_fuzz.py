@@ -47,7 +47,8 @@ def fuzz(ci_examples: int) -> settings:
     )
 
 
-pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code is odd
+# Generated code is odd: its SyntaxWarnings are expected.
+pytestmark = [pytest.mark.slow, pytest.mark.compat, pytest.mark.filterwarnings("ignore::SyntaxWarning")]
 
 RISKY = [example.code for rule in ALL_RULES for example in rule.flagged]
 CLEAN = [code for rule in ALL_RULES for code in rule.clean]

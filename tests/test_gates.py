@@ -147,6 +147,7 @@ def _binding_id(binding) -> str:
     return "; ".join([binding[0], *binding[1]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("binding", BINDINGS, ids=_binding_id)
 def test_functions_lose_no_finding(binding):
     signature, before, bare_t = binding

@@ -17,6 +17,8 @@ import sys
 import pytest
 from flake8.main.application import Application
 
+pytestmark = pytest.mark.compat
+
 # What the extension always passes (the quotes are part of the format string: no shell).
 VSCODE_FORMAT = "--format='%(row)d,%(col)d,%(code).1s,%(code)s:%(text)s'"
 VSCODE_LINE = re.compile(r"(?P<line>\d+),(?P<column>-?\d+),(?P<type>\w+),(?P<code>\w+\d+):(?P<message>[^\r\n]*)")
@@ -112,6 +114,7 @@ def test_repeated_application_runs(files, tmp_path):
     assert [line.split(" ")[:2] for line in results[1][2]] == [["snapshot.py:7:12:", "TCP003"]]
 
 
+@pytest.mark.slow
 def test_the_engine_freezes_what_its_import_leaves_but_no_garbage():
     """Importing the engine freezes the long-lived objects (LibCST's and ours) for the cycle
     collector, after collecting what is already garbage: a cycle dropped before the

@@ -2,6 +2,7 @@
 torchvision's own sources, read by the plugin's module summary; the generator's reading is
 checked on a small package of its shape; the rules use the table."""
 
+import pytest
 from generators import load_generator
 
 from flake8_tensorcopy.analysis import library_api
@@ -13,6 +14,7 @@ def _generator():
     return load_generator("generate_library_api")
 
 
+@pytest.mark.slow
 def test_the_table_is_generated_from_the_pinned_torchvision():
     """The wheel comes from the package index (CI reaches it) and is kept under ~/.cache."""
     generator = _generator()

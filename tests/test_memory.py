@@ -14,6 +14,7 @@ def test_malloc_trim_is_found_on_glibc():
     assert memory._MALLOC_TRIM(0) in (0, 1)  # 1: memory was released, 0: there was none
 
 
+@pytest.mark.slow
 def test_a_files_summary_is_freed_when_flake8_is_done_with_it(tmp_path):
     """The facts of a file's scopes and classes point back at its summary: left so, the
     summary and flake8's tree stay alive until the cycle collector runs, under the next

@@ -28,6 +28,8 @@ from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.prefilter import blank_comments_and_strings
 from flake8_tensorcopy.rules import ALL_RULES
 
+pytestmark = pytest.mark.compat
+
 ROOT = Path(__file__).resolve().parent.parent
 PY312 = (3, 12)
 PY313 = (3, 13)
@@ -127,6 +129,7 @@ def flake8_run(tmp_path_factory) -> tuple[dict[str, list[str]], str]:
     return reported, result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", [pytest.param(name, marks=_accepted(case[0])) for name, case in CASES.items()]
 )

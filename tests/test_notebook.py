@@ -14,6 +14,8 @@ import pytest
 from flake8_tensorcopy import engine, fixer
 from flake8_tensorcopy.rules import ALL_RULES
 
+pytestmark = [pytest.mark.slow, pytest.mark.compat]
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 CELL_IDS = itertools.count(1)

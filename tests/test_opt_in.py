@@ -11,6 +11,8 @@ import pytest
 from flake8_tensorcopy import plugin
 from flake8_tensorcopy.rules import ALL_RULES
 
+pytestmark = pytest.mark.compat
+
 OPT_IN = [rule for rule in ALL_RULES if not rule.enabled_by_default]
 
 SOURCE = textwrap.dedent(
@@ -54,6 +56,7 @@ def test_every_opt_in_rule_has_its_own_checker():
     assert not any(spec.code in {r.code for r in OPT_IN} for spec in plugin.TensorCopyChecker.triggers)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", OPT_IN, ids=lambda r: r.code)
 def test_off_by_default_on_when_enabled(tmp_path, rule):
     assert rule.code in EXPECTED, "this test's SOURCE holds no finding of this rule: extend it"
@@ -65,6 +68,7 @@ def test_off_by_default_on_when_enabled(tmp_path, rule):
     assert EXPECTED[rule.code] in enabled.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", OPT_IN, ids=lambda r: r.code)
 def test_the_cli_selects_an_opt_in_rule_by_its_full_code_only(tmp_path, rule):
     (tmp_path / "risky.py").write_text(SOURCE)

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+pytestmark = [
+    pytest.mark.compat,
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)"),
+]
 
 GRACE_S = 5.0
 
@@ -69,6 +72,7 @@ def _kill_and_expect_no_survivor(process: subprocess.Popen, workers: int) -> Non
     assert left == set(), f"{len(left)} of {len(children)} workers outlived their killed parent by {GRACE_S} s"
 
 
+@pytest.mark.slow
 def test_no_worker_outlives_a_killed_cli(tmp_path):
     """The real command, linting a tree big enough to keep three workers busy."""
     body = "".join(

@@ -7,13 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TRAIN = """\
 import copy
 
 import torch
-
 
 def train(model, loader, optimizer):
     best = None

@@ -6,13 +6,18 @@ each file asked at once and a few alone."""
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from tiers import by_size
 
 from flake8_tensorcopy.positions import ranges, starts
+
+pytestmark = pytest.mark.compat
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,11 +44,22 @@ def _all_nodes(module: cst.Module) -> list[cst.CSTNode]:
     return nodes
 
 
-@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.name)
-def test_starts_match_the_position_provider(path):
-    module = cst.parse_module(path.read_text(encoding="utf-8"))
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    nodes = _all_nodes(module)
+@dataclass(frozen=True)
+class Parsed:
+    module: cst.Module
+    expected: Mapping[cst.CSTNode, CodeRange]  # LibCST's PositionProvider
+    nodes: list[cst.CSTNode]
+
+
+@pytest.fixture(scope="module", params=by_size(_sources()))
+def parsed(request) -> Parsed:
+    """Each file parsed and resolved once for both tests below (pytest runs them one file at a time)."""
+    module = cst.parse_module(request.param.read_text(encoding="utf-8"))
+    return Parsed(module, MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider), _all_nodes(module))
+
+
+def test_starts_match_the_position_provider(parsed):
+    module, expected, nodes = parsed.module, parsed.expected, parsed.nodes
     everything = starts(module, nodes)
     assert [everything[id(node)] for node in nodes] == [
         (expected[node].start.line, expected[node].start.column) for node in nodes
@@ -57,11 +73,8 @@ def _provider_range(position) -> tuple[tuple[int, int], tuple[int, int]]:
     return (position.start.line, position.start.column), (position.end.line, position.end.column)
 
 
-@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.name)
-def test_ranges_match_the_position_provider(path):
-    module = cst.parse_module(path.read_text(encoding="utf-8"))
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    nodes = _all_nodes(module)
+def test_ranges_match_the_position_provider(parsed):
+    module, expected, nodes = parsed.module, parsed.expected, parsed.nodes
     everything = ranges(module, nodes)
     assert [everything[id(node)] for node in nodes] == [_provider_range(expected[node]) for node in nodes]
     for node in nodes[:: max(1, len(nodes) // 7)]:  # asked alone, as a finding asks

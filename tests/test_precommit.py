@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 HOOK_ID = "flake8-tensorcopy"
 CLI_HOOK_ID = "flake8-tensorcopy-cli"

@@ -96,6 +96,7 @@ def torch_sample() -> list[Path]:
     return sample(torch_sources(), SAMPLE_LINES)
 
 
+@pytest.mark.slow
 @NO_TORCH
 def test_the_corpus_is_real(torch_sample):
     assert len(torch_sample) > 50, "torch's sources were not found: install the test extra"
@@ -107,6 +108,7 @@ def test_shortcuts_lose_no_finding_on_the_fixtures(path):
     assert fast == whole
 
 
+@pytest.mark.slow
 @NO_TORCH
 def test_shortcuts_lose_no_finding_on_torch_sources(torch_sample):
     differing = [_differs(path) for path in torch_sample]
@@ -141,6 +143,7 @@ def application_wheel(requirement: str) -> Path:
     return found[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("requirement", APPLICATION_WHEELS)
 def test_shortcuts_lose_no_finding_on_application_code(requirement):
     with zipfile.ZipFile(application_wheel(requirement)) as wheel:

@@ -300,6 +300,7 @@ def test_the_file_alone_knows_none_of_it(tree: Path) -> None:
     assert engine.lint_source(TRAIN) == []
 
 
+@pytest.mark.slow
 def test_the_project_is_read_only_when_turned_on(tree: Path) -> None:
     """Off by default (its cost): without ``project = true`` the file is read alone, as
     before, in flake8 and the CLI alike; the CLI's configuration accepts the key."""
@@ -373,6 +374,7 @@ def test_a_notebook_that_calls_the_function_is_a_caller(tmp_path: Path) -> None:
     assert _crop_found(tmp_path, {"explore.ipynb": rows}) == [(5, "TCP005")]
 
 
+@pytest.mark.slow
 def test_a_new_caller_elsewhere_is_read(tree: Path) -> None:
     """A module that starts to import and call the function changes what it is passed, in
     a new flake8 run that finds the disk cache of the last one."""
@@ -456,6 +458,7 @@ def test_a_short_chain_is_followed(tmp_path: Path) -> None:
     assert found(tmp_path / "use.py") == [(5, "TCP005")]
 
 
+@pytest.mark.slow
 def test_what_the_cache_lets_go_is_freed(tmp_path: Path) -> None:
     """Modules that each import the next, more of them than the cache keeps: once the lint
     is over, no more summaries are alive than the cache holds (an importer once kept every
@@ -479,6 +482,7 @@ def test_what_the_cache_lets_go_is_freed(tmp_path: Path) -> None:
     assert 0 < len(alive) <= project.CACHED_MODULES
 
 
+@pytest.mark.slow
 def test_a_module_larger_than_the_cache_is_freed_once_answered(tmp_path: Path) -> None:
     """A module of more text than the summaries' cache holds serves its question and goes
     with its tree at once, by reference counting: not kept as the cache's newest entry, and
@@ -518,6 +522,7 @@ def _run(*command: str, cwd: Path) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 def test_every_front_end_gives_the_same_findings(tree: Path) -> None:
     python = sys.executable
     files = ["pkg/train.py", "pkg/callers.py", "pkg/boxes.py", "scripts/run.py", "tools/use.py"]
@@ -539,6 +544,7 @@ def test_every_front_end_gives_the_same_findings(tree: Path) -> None:
     assert elsewhere == [line for line in one_by_one if line.startswith("pkg/train.py")]
 
 
+@pytest.mark.slow
 def test_stdin_with_a_display_name_reads_the_project(tree: Path) -> None:
     """pre-commit and editors lint through stdin with the file's name: the same findings."""
     text = (tree / "pkg/train.py").read_text()
@@ -631,6 +637,7 @@ def test_star_imports_read_the_top_level_only(tmp_path: Path) -> None:
     assert found(tmp_path / "user.py") == expected(user)
 
 
+@pytest.mark.slow
 def test_the_cli_fixes_what_project_evidence_finds(tree: Path) -> None:
     """A finding made with another module's evidence gets its fix, applied on disk."""
     train = tree / "pkg/train.py"
@@ -710,7 +717,8 @@ def test_module_methods_return_the_module(tmp_path: Path) -> None:
 
 
 def test_in_place_collectives_are_torch_functions() -> None:
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip(
+        "torch", reason="needs the pinned torch (the test extra installs no torch on Python 3.12+)")
     from flake8_tensorcopy.analysis.vocabulary import IN_PLACE_COLLECTIVES
 
     for qualified in IN_PLACE_COLLECTIVES:

@@ -119,6 +119,7 @@ def test_a_warm_run_parses_no_module_and_finds_the_same(tree: Path, loads: list[
     assert len(entries(tree)) == 3
 
 
+@pytest.mark.slow
 def test_flake8_cold_and_warm_agree_and_leave_valid_entries(tree: Path) -> None:
     def flake8() -> str:
         result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TC", "pkg/train.py"], cwd=tree,
@@ -208,6 +209,7 @@ def test_concurrent_writers_never_corrupt_an_entry(tmp_path: Path) -> None:
     assert [name for name in os.listdir(folder) if name.endswith(".tmp")] == []
 
 
+@pytest.mark.slow
 def test_flake8_workers_share_the_cache(tree: Path) -> None:
     for number in range(6):
         write(tree, {f"pkg/user{number}.py": TRAIN})
@@ -298,6 +300,7 @@ def test_answers_cut_short_are_not_kept(tmp_path: Path) -> None:
     assert found(tmp_path / "near.py") == alone
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("switch", ["environment", "configuration", "cli", "flake8"])
 def test_the_cache_can_be_turned_off(tree: Path, switch: str) -> None:
     environment = {**os.environ}
@@ -316,6 +319,7 @@ def test_the_cache_can_be_turned_off(tree: Path, switch: str) -> None:
     assert not (tree / cache.FOLDER_NAME).exists()
 
 
+@pytest.mark.slow
 def test_the_cache_folder_can_be_chosen(tree: Path, tmp_path_factory) -> None:
     elsewhere = tmp_path_factory.mktemp("caches")
     (tree / "pyproject.toml").write_text(ON + f"cache-dir = {str(elsewhere)!r}\n")

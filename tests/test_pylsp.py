@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 WAIT_S = 60  # per message; a hang fails the test instead of blocking CI
 
 SETTINGS = {

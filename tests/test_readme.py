@@ -19,6 +19,5 @@ def test_codes_table_lists_every_rule_with_its_page():
 def test_ci_runs_the_readme_test_command():
     blocks = re.findall(r"```bash\n(.*?)```", README, re.DOTALL)
     test_command = next(b.strip() for b in blocks if "pytest" in b)
-    ci_lines = [l for l in (ROOT / ".ci" / "run").read_text().splitlines() if l and not l.startswith("#")]
-    first_steps = [l for l in ci_lines if l.startswith("python3 -m ")][:2]
-    assert " && ".join(first_steps) == test_command
+    ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert test_command in ci_lines

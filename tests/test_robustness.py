@@ -24,6 +24,8 @@ import pytest
 
 from flake8_tensorcopy import engine, limits
 
+pytestmark = pytest.mark.compat
+
 TCP002 = "TCP002 .clone().detach() records"
 BOUND_S = 30  # per pathological file; the goal is "a few seconds" on a laptop
 
@@ -102,6 +104,7 @@ def nasty_folder(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_flake8_reports_every_file_and_crashes_on_none(nasty_folder, jobs):
     result = flake8("-j", jobs, "-v", "--select", "TCP,E999", ".", cwd=nasty_folder)
@@ -126,6 +129,7 @@ def test_flake8_reports_every_file_and_crashes_on_none(nasty_folder, jobs):
         assert [line for line in skips if f"./{name}:" in line and reason in line], name
 
 
+@pytest.mark.slow
 def test_the_cli_reports_every_file_and_crashes_on_none(nasty_folder):
     result = subprocess.run(
         [sys.executable, "-m", "flake8_tensorcopy", "--format", "json", "."],
@@ -178,6 +182,7 @@ def _plugin_in_subprocess(path: Path, timeout: float = 600) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_plugin_survives_what_pyflakes_cannot(tmp_path):
     """A 1,000-term `a + a + ...` next to a risky function: the deep function is skipped
     (logged once), the risky one is still reported."""
@@ -214,6 +219,7 @@ def test_plugin_never_lets_an_exception_out(monkeypatch, caplog):
 
 
 # -- the time bound ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_huge_file_full_of_triggers_is_bounded(tmp_path):
     """50,000 lines, a finding in every function: without the budget LibCST would take
     about a minute; with it, the first functions are analysed and the rest skipped."""
@@ -228,6 +234,7 @@ def test_a_huge_file_full_of_triggers_is_bounded(tmp_path):
     assert message.count("parts") == 1, "one summary, not one entry per function"
 
 
+@pytest.mark.slow
 def test_one_huge_function_is_bounded(tmp_path):
     """A single 6,000-line function whose findings need its bindings: it cannot be analysed
     in a few seconds, so it is skipped whole, and quickly."""
@@ -240,6 +247,7 @@ def test_one_huge_function_is_bounded(tmp_path):
     assert "lines 2-6002: over the analysis budget" in outcome["log"][0][1]
 
 
+@pytest.mark.slow
 def test_a_gate_judging_thousands_of_calls_stays_bounded(tmp_path):
     """6,000 ``torch.tensor(x)`` whose ``x`` in force is a list (a tensor only after them):
     the gate answers each call from the straight path to it, in time that does not grow
@@ -252,6 +260,7 @@ def test_a_gate_judging_thousands_of_calls_stays_bounded(tmp_path):
     assert outcome["findings"] == [] and outcome["log"] == []
 
 
+@pytest.mark.slow
 def test_statements_judged_alone_stop_at_the_budget(tmp_path):
     """6,000 findings that need only their statements: each is parsed alone, in order, until
     the file's budget is spent; the rest is said, and the time stays bounded."""
@@ -271,6 +280,7 @@ _CHAIN_REFUSED = ("too deeply nested for Python's own parser" if sys.version_inf
 _TOO_DEEP = "too deeply nested for Python's own parser"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source", "findings", "refused"),
     [
@@ -317,6 +327,7 @@ def test_pathological_comments_are_bounded(tmp_path):
     assert outcome["seconds"] < BOUND_S, outcome["seconds"]
 
 
+@pytest.mark.slow
 def test_the_cli_reports_what_it_could_analyse(tmp_path):
     (tmp_path / "m.py").write_text(
         f"def deep(x):\n    return x.clone().detach() + {chain('*', 300)}\n\n\n"
@@ -331,6 +342,7 @@ def test_the_cli_reports_what_it_could_analyse(tmp_path):
         result.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data",
     [

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 RISKY_FUNCTION = (
     "def f{n}(w: torch.Tensor, t: torch.Tensor):\n"
     "    w.data.add_(1)\n"

@@ -21,6 +21,8 @@ from flake8_tensorcopy import docs, engine, fixer  # noqa: E402
 from flake8_tensorcopy.rules import ALL_RULES  # noqa: E402
 from flake8_tensorcopy.server.text import LineIndex, Position  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 WAIT_S = 60  # per message: a hang fails the test instead of blocking CI
 RULES = {rule.code: rule for rule in ALL_RULES}

@@ -62,6 +62,7 @@ def parses(monkeypatch):
     return count
 
 
+@pytest.mark.slow
 def test_a_lint_leaves_no_reference_cycle_behind(collector_off, summaries):
     """The summary's scopes referred back to it: every lint left its summary and its whole
     ``ast`` (44,000 objects on 3,000 lines) for the cycle collector, which the server paid
@@ -71,6 +72,7 @@ def test_a_lint_leaves_no_reference_cycle_behind(collector_off, summaries):
     assert all(summary() is None for summary in summaries)
 
 
+@pytest.mark.slow
 def test_the_server_frees_each_lint_at_once(collector_off, summaries):
     pytest.importorskip("pygls")
     from flake8_tensorcopy.server.linting import Linter
@@ -83,6 +85,7 @@ def test_the_server_frees_each_lint_at_once(collector_off, summaries):
         assert summaries and all(summary() is None for summary in summaries)
 
 
+@pytest.mark.slow
 def test_work_on_the_lint_thread_runs_with_the_collector_off_and_frees_its_cycles():
     pytest.importorskip("pygls")
     from flake8_tensorcopy.server.worker import Worker
@@ -105,6 +108,7 @@ def test_work_on_the_lint_thread_runs_with_the_collector_off_and_frees_its_cycle
         worker.shutdown()
 
 
+@pytest.mark.slow
 def test_the_collector_pauses_are_counted_across_threads(collector_off):
     gc.enable()
     inside, release = threading.Event(), threading.Event()
@@ -125,6 +129,7 @@ def test_the_collector_pauses_are_counted_across_threads(collector_off):
     assert gc.isenabled()
 
 
+@pytest.mark.slow
 def test_a_cycle_that_outlived_its_piece_of_work_is_freed_on_the_collectors_schedule(collector_off):
     """Explicit collections keep no schedule of their own: a server that allocates little
     between pieces of work never collected its older generations, and an entry of a cache
@@ -152,6 +157,7 @@ def test_a_cycle_that_outlived_its_piece_of_work_is_freed_on_the_collectors_sche
     assert cycle() is None
 
 
+@pytest.mark.slow
 def test_the_fix_thread_steps_aside_while_the_lint_thread_has_urgent_work():
     pytest.importorskip("pygls")
     from flake8_tensorcopy.server.worker import Worker

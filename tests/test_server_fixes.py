@@ -20,6 +20,8 @@ from test_server import PULL, WAIT_S, _actions, _apply, _open, _pull, _replace_a
 
 from flake8_tensorcopy import engine, fixer, limits  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 training_file = import_bench_modules(Path(__file__).resolve().parent.parent / "bench", ("training_code",))[
     "training_code"].training_file
 

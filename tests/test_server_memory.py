@@ -18,6 +18,7 @@ training_file = import_bench_modules(Path(__file__).resolve().parent.parent / "b
     "training_code"].training_file
 
 
+@pytest.mark.slow
 def test_the_compiled_triggers_are_bounded_however_many_aliases():
     """One pattern per distinct local alias of a trigger's import (``deepcopy as dc_N``)."""
     specs = [rule.trigger_spec() for rule in ALL_RULES if rule.trigger_spec().trigger_imports]
@@ -30,6 +31,7 @@ def test_the_compiled_triggers_are_bounded_however_many_aliases():
     assert info.maxsize is not None and info.currsize <= info.maxsize < 4_000
 
 
+@pytest.mark.slow
 def test_the_server_caches_are_bounded_by_size_not_only_count():
     pytest.importorskip("pygls")
     from flake8_tensorcopy import engine
@@ -42,6 +44,7 @@ def test_the_server_caches_are_bounded_by_size_not_only_count():
     assert len(linter._cache) <= 4  # 4 MB of text at most
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the server's RSS from /proc")
 def test_large_documents_leave_no_memory_behind_once_closed():
     pytest.importorskip("pygls")

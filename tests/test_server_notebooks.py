@@ -18,6 +18,8 @@ from flake8_tensorcopy import docs  # noqa: E402
 from flake8_tensorcopy.rules import ALL_RULES  # noqa: E402
 from flake8_tensorcopy.server.text import LineIndex, Position  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOK_URI = "file:///virtual/train.ipynb"
 MARKDOWN = "# Training\n\nThe `t` below is a tensor."
 SETUP = "%matplotlib inline\nimport torch, copy\nt = torch.zeros(3)\n"

@@ -18,6 +18,8 @@ from lsprotocol import types  # noqa: E402
 
 from test_server import PULL, _pull, _replace_all, session  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 HELPERS_ARRAY = "import numpy as np\n\n\ndef make_batch(n):\n    return np.zeros((n, 4))\n"
 HELPERS_TENSOR = "import torch\n\n\ndef make_batch(n):\n    return torch.randn(n, 4)\n"
 TRAIN = """\

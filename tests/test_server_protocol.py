@@ -13,6 +13,8 @@ pytest.importorskip("pygls")
 
 from lsp_wire import WireClient, frame, notification, request  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 URI = "file:///virtual/wire/train.py"
 SOURCE = "import torch\n\n\ndef f(w):\n    return w.clone().detach()\n"
 

@@ -81,6 +81,7 @@ def _same_as_a_whole_parse(trees: Trees, text: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_any_edit_gives_the_tree_of_a_whole_parse(seed):
     rng = random.Random(seed)

@@ -16,6 +16,8 @@ from flake8_tensorcopy import engine
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.server.reuse import ChunkReuse
 
+pytestmark = pytest.mark.slow
+
 HEAD = '''"""Training loops for the experiments: models, steps, snapshots and evaluation."""
 import copy
 from collections import namedtuple

@@ -25,6 +25,7 @@ def test_urgent_work_goes_before_queued_code_action_pieces():
     worker.shutdown()
 
 
+@pytest.mark.slow
 def test_errors_reach_the_caller_and_shutdown_cancels_what_waits():
     worker = Worker("test-worker")
     busy = threading.Event()

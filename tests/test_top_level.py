@@ -122,6 +122,7 @@ def _package_sources() -> list[Path]:
     return [path for path in paths if "test" not in path.parts]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the packages' own syntax")
 def test_installed_packages_cut_alike() -> None:
     """On each module of the installed packages: the cut parses to the same top level as

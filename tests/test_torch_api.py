@@ -14,6 +14,7 @@ def _generator():
     return load_generator("generate_torch_api")
 
 
+@pytest.mark.slow
 def test_the_table_is_generated_from_the_pinned_torch():
     pytest.importorskip("torch", reason="needs the pinned torch (no CPU wheel for this Python here)")
     pytest.importorskip("numpy")
@@ -34,6 +35,7 @@ def test_the_table_knows_what_the_rules_rely_on():
     assert not {"mean", "sum", "asarray", "array", "clip"} & torch_api.NUMPY_TENSOR_UFUNCS
 
 
+@pytest.mark.slow
 def test_linting_imports_neither_torch_nor_numpy(tmp_path):
     target = tmp_path / "m.py"
     target.write_text("import copy\nimport torch\ndef f(out):\n    return copy.deepcopy(out.detach())\n")

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a real editor in a browser
+
 if os.environ.get("TENSORCOPY_VSCODE_TEST") != "1":
     pytest.skip("the real-editor test runs under `bash .ci/editors.sh` (TENSORCOPY_VSCODE_TEST=1)",
                 allow_module_level=True)

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from tiers import by_size
 
 from flake8_tensorcopy.walk import TRIVIA, Walker
+
+pytestmark = pytest.mark.compat
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_TYPES = [
@@ -75,7 +78,7 @@ def corpus() -> list[Path]:
     return ours + torch_files
 
 
-@pytest.mark.parametrize("path", corpus(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", by_size(corpus()))
 def test_the_walk_calls_hooks_as_libcst_visits(path):
     try:
         module = cst.parse_module(path.read_text(encoding="utf-8"))

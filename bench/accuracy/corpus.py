@@ -5,6 +5,7 @@ read from the git directories that the `fetch` tool leaves under the mirrors roo
 (`/work/.mirror/owner+name/repo`, or `.../repo/.git`), which have no work tree.
 
     python3 bench/accuracy/corpus.py check              # which repos are there, counts as recorded?
+    python3 bench/accuracy/corpus.py fetch              # git clone the missing ones (network needed)
     python3 bench/accuracy/corpus.py export DIR         # DIR/owner+name/path for every .py file
     python3 bench/accuracy/corpus.py show REPO PATH LINE [-C 12]
     python3 bench/accuracy/corpus.py add OWNER/NAME CATEGORY   # record a fetched repo at its HEAD
@@ -19,6 +20,7 @@ import csv
 import io
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 REPOS_CSV = HERE / "repos.csv"
 DEFAULT_MIRRORS = Path("/work/.mirror")
 MIRRORS_ENV = "TENSORCOPY_MIRRORS"
+GITHUB_URL = "https://github.com/{name}.git"
 
 
 @dataclass(frozen=True)
@@ -123,18 +126,49 @@ class Mirror:
             offset = start + size + 1  # the batch ends each object with a newline
 
 
-def locate(repo: Repo, root: Path) -> Mirror | Missing:
-    """The repository's mirror under ``root``, holding the recorded commit, or why not."""
+def git_dir_of(repo: Repo, root: Path) -> Path | None:
+    """The repository's git directory under ``root`` if there is one (no git command run)."""
     folder = root / repo.slug / "repo"
     for git_dir in (folder / ".git", folder):
         if (git_dir / "HEAD").is_file() and (git_dir / "objects").is_dir():
-            mirror = Mirror(repo, git_dir)
-            try:
-                mirror.git("cat-file", "-e", f"{repo.commit}^{{commit}}")
-            except subprocess.CalledProcessError:
-                return Missing(repo, f"{git_dir} lacks commit {repo.commit} (a newer snapshot?)")
-            return mirror
-    return Missing(repo, f"not fetched: no git directory at {folder}")
+            return git_dir
+    return None
+
+
+def locate(repo: Repo, root: Path) -> Mirror | Missing:
+    """The repository's mirror under ``root``, holding the recorded commit, or why not."""
+    git_dir = git_dir_of(repo, root)
+    if git_dir is None:
+        return Missing(repo, f"not fetched: no git directory at {root / repo.slug / 'repo'}")
+    mirror = Mirror(repo, git_dir)
+    try:
+        mirror.git("cat-file", "-e", f"{repo.commit}^{{commit}}")
+    except subprocess.CalledProcessError:
+        return Missing(repo, f"{git_dir} lacks commit {repo.commit} (a newer snapshot?)")
+    return mirror
+
+
+def fetch(repo: Repo, root: Path, url: str) -> Mirror | Missing:
+    """Clone ``url`` bare into the repository's mirror folder, as the fetch tool lays it out,
+    and make sure it holds the recorded commit. The clone lands under a staging name first,
+    so an interrupted fetch never looks like a mirror."""
+    folder = root / repo.slug / "repo"
+    staging = folder.with_name("repo.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        subprocess.run(["git", "clone", "--quiet", "--bare", url, str(staging)], check=True, capture_output=True)
+        has_commit = subprocess.run(["git", "--git-dir", str(staging), "cat-file", "-e", f"{repo.commit}^{{commit}}"],
+                                    capture_output=True).returncode == 0
+        if not has_commit:  # a commit no branch reaches any more: ask for it by name
+            subprocess.run(["git", "--git-dir", str(staging), "fetch", "--quiet", "origin", repo.commit],
+                           check=True, capture_output=True)
+    except subprocess.CalledProcessError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        return Missing(repo, f"cannot fetch {url}: {error.stderr.decode(errors='replace').strip() or error}")
+    shutil.rmtree(folder, ignore_errors=True)
+    staging.rename(folder)
+    return locate(repo, root)
 
 
 def open_corpus(repos: Iterable[Repo], root: Path) -> tuple[list[Mirror], list[Missing]]:
@@ -149,8 +183,8 @@ def missing_message(missing: list[Missing], root: Path) -> str:
     lines = [f"{len(missing)} corpus repositories are missing from {root}:"]
     lines += [f"  {item.repo.name}: {item.reason}" for item in missing]
     lines.append(
-        "Fetch each with the `fetch` tool (source github:OWNER/NAME); it unpacks to "
-        f"{DEFAULT_MIRRORS}/OWNER+NAME. Point --mirrors or ${MIRRORS_ENV} elsewhere if they live there."
+        f"Fetch them with `python3 bench/accuracy/corpus.py fetch` (git clones into {root}/OWNER+NAME/repo), "
+        f"or point --mirrors or ${MIRRORS_ENV} where they live."
     )
     return "\n".join(lines)
 
@@ -268,6 +302,21 @@ def _add(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fetch(args: argparse.Namespace) -> int:
+    root = mirrors_root(args.mirrors)
+    failed = []
+    for repo in load_repos():
+        if isinstance(locate(repo, root), Mirror):
+            continue
+        outcome = fetch(repo, root, args.source.format(name=repo.name))
+        print(f"{repo.name}: {'fetched' if isinstance(outcome, Mirror) else outcome.reason}", flush=True)
+        if isinstance(outcome, Missing):
+            failed.append(outcome)
+    if failed:
+        print(missing_message(failed, root), file=sys.stderr)
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", help=f"mirrors root (default ${MIRRORS_ENV} or {DEFAULT_MIRRORS})")
@@ -283,6 +332,10 @@ def main(argv: list[str] | None = None) -> int:
     showing.add_argument("line", type=int)
     showing.add_argument("-C", "--context", type=int, default=12)
     showing.set_defaults(run=_show)
+    fetching = commands.add_parser("fetch", help="git clone every repository that is missing, at its recorded commit")
+    fetching.add_argument("--source", default=GITHUB_URL,
+                          help="clone URL, {name} standing for OWNER/NAME (default: %(default)s)")
+    fetching.set_defaults(run=_fetch)
     adding = commands.add_parser("add", help="record a fetched repository at its snapshot's HEAD")
     adding.add_argument("repo", help="owner/name")
     adding.add_argument("category")
