@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import __version__, config, discovery, docs, engine, fixer, noqa, notebook, parallel, selection
-from .analysis.project import no_disk_cache
+from .analysis.project import choose_cache_folder, no_disk_cache
 from .formats import FORMATS, FileError, Located, statistics
 from .progress import Progress
 from .rule import Rule
@@ -132,7 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print only the findings and errors: no progress bar, no summary")
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache of what the project's other modules "
-                        "answered (.tensorcopy_cache in the project's root, or cache-dir)")
+                        "answered (.tensorcopy_cache in the project's root, or --cache-dir)")
+    parser.add_argument("--cache-dir", metavar="FOLDER",
+                        help="keep that cache under FOLDER, a folder of its own per project (as "
+                        "$FLAKE8_TENSORCOPY_CACHE_DIR does; a project's own cache-dir is not honoured)")
     parser.add_argument("--stdin-display-name", default="stdin", metavar="NAME",
                         help="the name under which stdin is reported (default: stdin)")
     parser.add_argument("--version", action="version", version=f"flake8-tensorcopy {__version__}")
@@ -155,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.explain:
         return _explain(args.explain)
+    if args.cache_dir:
+        choose_cache_folder(args.cache_dir)
     if args.no_cache:
         no_disk_cache()
     paths = args.paths or ["."]
@@ -296,10 +301,20 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
+def _read_source(path: Path) -> bytes:
+    """The bytes of a plain file; opened without blocking, so that a named pipe given as a
+    file is an error rather than a run that never ends."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise OSError("not a plain file (a pipe, a device or a folder)")
+        return file.read()
+
+
 def process(display: str, path: Path | None, options: Options) -> Outcome:
     outcome = Outcome()
     try:
-        data = sys.stdin.buffer.read() if path is None else path.read_bytes()
+        data = sys.stdin.buffer.read() if path is None else _read_source(path)
     except OSError as error:
         outcome.error = FileError(display, f"cannot read it: {error.strerror or error}")
         return outcome

@@ -38,7 +38,7 @@ DEFAULT_EXCLUDE = (*defaults.EXCLUDE, ".ipynb_checkpoints")
 _CODE_LISTS = ("select", "extend-select", "ignore")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
 # "project", "cache" and "cache-dir": read by the analysis itself (analysis/project.py),
-# checked here like the others.
+# checked here like the others; "cache-dir" only to warn that a project may not choose it.
 _BOOLEANS = ("unsafe-fixes", "respect-gitignore", "project", "cache")
 _FOLDERS = ("cache-dir",)
 KEYS = (*_CODE_LISTS, "per-file-ignores", *_PATTERN_LISTS, *_BOOLEANS, *_FOLDERS)

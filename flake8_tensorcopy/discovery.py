@@ -1,12 +1,14 @@
 """The files a run lints: the paths given, folders walked in sorted order.
 
-Walking skips what the settings exclude and, by default, what git ignores
-(:mod:`gitignore`); a file named on the command line is linted whatever they say.
+Walking skips what the settings exclude, by default what git ignores (:mod:`gitignore`),
+and what is not a plain file (a named pipe called ``*.py`` would block the run); a file named
+on the command line is linted whatever they say.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -49,5 +51,14 @@ def _walk(top: str, settings: Settings) -> Iterator[tuple[str, Path]]:
 
         folders[:] = sorted(name for name in folders if kept(name, folders_to_walk))
         for name in sorted(files):
-            if name.endswith(SOURCE_SUFFIXES) and kept(name, visible):
+            if name.endswith(SOURCE_SUFFIXES) and kept(name, visible) and not _special(os.path.join(root, name)):
                 yield os.path.join(root, name), Path(root, name)
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` is a pipe, a device or a socket (maybe through a link): not source,
+    and a pipe would block its reader. A broken link is not: reading it reports it."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False

@@ -1,17 +1,24 @@
-"""The suite's own set-up: the package on the path, the corpus group, and, in CI, skips
-checked against the written list of expected ones (tests/expected_skips.txt)."""
+"""The suite's own set-up: the package on the path, a signing key of its own, the corpus
+group, and, in CI, skips checked against the written list of expected ones
+(tests/expected_skips.txt)."""
 
 from __future__ import annotations
 
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+# The disk cache's signing key (analysis/signing.py) lives in the user's cache folder: the
+# tests, and the flake8 and CLI processes they start, keep theirs in a folder of their own.
+_KEYS = tempfile.TemporaryDirectory(prefix="tensorcopy-test-key-")
+os.environ["FLAKE8_TENSORCOPY_KEY_DIR"] = _KEYS.name
 
 EXPECTED_SKIPS = Path(__file__).with_name("expected_skips.txt")
 STRICT_SKIPS_ENV = "TENSORCOPY_STRICT_SKIPS"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from test_project import write
+from test_project_hostile import opened  # noqa: F401 (a fixture)
 
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.analysis import cache, project
@@ -102,6 +103,19 @@ def entries(root: Path) -> list[Path]:
     return sorted((root / cache.FOLDER_NAME).glob("*.json"))
 
 
+def entry_data(entry: Path) -> dict:
+    """An entry's JSON, behind the line of its signature."""
+    raw = entry.read_bytes()
+    return json.loads(raw if raw.startswith(b"{") else raw.partition(b"\n")[2])
+
+
+def plant(entry: Path, body: bytes, signed: bool = True) -> None:
+    """Write ``body`` as the entry, signed with this user's key as a run of ours would
+    (``signed``), or as a repository or another user could."""
+    signature = getattr(cache, "signature", None)
+    entry.write_bytes(signature(body).encode() + b"\n" + body if signed and signature else body)
+
+
 EXPECTED = [(7, "TCP005"), (9, "TCP005")]
 
 
@@ -131,7 +145,7 @@ def test_flake8_cold_and_warm_agree_and_leave_valid_entries(tree: Path) -> None:
     assert [line.split()[1] for line in cold.splitlines()] == ["TCP005", "TCP005"]
     assert entries(tree), "flake8's process wrote what it learnt at its exit"
     for entry in entries(tree):
-        data = json.loads(entry.read_text())
+        data = entry_data(entry)
         assert data["version"] == cache._version() and data["answers"]
     assert flake8() == cold
 
@@ -155,7 +169,7 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(tree: Path, kind: str) -> None:
     a_new_process()
     for entry in entries(tree):
         real = entry.read_bytes()
-        data = json.loads(real)
+        data = entry_data(entry)
         if kind == "truncated":
             planted = real[: len(real) // 2]
         elif kind == "another version":
@@ -165,11 +179,14 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(tree: Path, kind: str) -> None:
             planted = json.dumps(data).encode()
         else:
             planted = HOSTILE_ENTRIES[kind]
-        entry.write_bytes(planted)
+        if kind in ("another version", "values of another kind"):
+            plant(entry, planted)  # signed: only what it holds is wrong
+        else:
+            entry.write_bytes(planted)
     assert found(tree / "pkg/train.py") == EXPECTED
     a_new_process()  # writes the answers again, over what was planted
     for entry in entries(tree):
-        assert json.loads(entry.read_text())["version"] == cache._version()
+        assert entry_data(entry)["version"] == cache._version()
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
@@ -224,7 +241,7 @@ def test_flake8_workers_share_the_cache(tree: Path) -> None:
     assert len(cold) == 14
     assert run("-j", "1") == cold == run("-j", "4")
     for entry in entries(tree):
-        assert json.loads(entry.read_text())["answers"]
+        assert entry_data(entry)["answers"]
 
 
 def test_a_module_that_changes_invalidates_its_answers(tree: Path) -> None:
@@ -320,16 +337,182 @@ def test_the_cache_can_be_turned_off(tree: Path, switch: str) -> None:
 
 
 @pytest.mark.slow
-def test_the_cache_folder_can_be_chosen(tree: Path, tmp_path_factory) -> None:
+@pytest.mark.parametrize("how", ["environment", "cli"])
+def test_the_user_can_choose_the_cache_folder(tree: Path, tmp_path_factory, how: str) -> None:
     elsewhere = tmp_path_factory.mktemp("caches")
-    (tree / "pyproject.toml").write_text(ON + f"cache-dir = {str(elsewhere)!r}\n")
-    result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=tree,
-                            capture_output=True, text=True, timeout=300)
+    environment, command = {**os.environ}, [sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"]
+    if how == "environment":
+        environment[project.CACHE_DIR_VARIABLE] = str(elsewhere)
+    else:
+        command[3:3] = ["--cache-dir", str(elsewhere)]
+    result = subprocess.run(command, cwd=tree, env=environment, capture_output=True, text=True, timeout=300)
     assert result.returncode == 1, result.stdout + result.stderr
     assert not (tree / cache.FOLDER_NAME).exists()
     (own,) = elsewhere.iterdir()  # one folder of its own per project
     assert list(own.glob("*.json"))
+
+
+def test_a_repository_cannot_choose_the_cache_folder(tree: Path, tmp_path_factory, capsys) -> None:
+    """A cloned repository's ``cache-dir`` would have every run write, and read back, where
+    the repository says (a shared folder another user fills): refused, with a warning."""
+    elsewhere = tmp_path_factory.mktemp("caches")
+    (tree / "pyproject.toml").write_text(ON + f"cache-dir = {str(elsewhere)!r}\n")
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    assert list(elsewhere.iterdir()) == []
+    assert len(entries(tree)) == 3  # kept in the root's own folder instead
+    assert "cache-dir is not honoured" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_cache_dir_of_the_wrong_kind_is_a_configuration_error(tree: Path) -> None:
     (tree / "pyproject.toml").write_text(ON + "cache-dir = 3\n")
     result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "pkg/train.py"], cwd=tree,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "cache-dir: must be a folder's path" in result.stderr
+
+
+def test_a_cache_folder_that_is_a_link_is_refused(tree: Path, tmp_path_factory, capsys) -> None:
+    """A committed ``.tensorcopy_cache`` link sends the entries wherever the repository likes."""
+    elsewhere = tmp_path_factory.mktemp("linked")
+    (tree / cache.FOLDER_NAME).symlink_to(elsewhere, target_is_directory=True)
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    assert list(elsewhere.iterdir()) == []
+    assert "is a link" in capsys.readouterr().err
+
+
+def test_a_missing_gitignore_and_tag_are_written_again(tree: Path) -> None:
+    """A full disk may stop them the first time: the folder existing must not stop them
+    being written on a later run."""
+    a_new_process()
+    found(tree / "pkg/train.py")
+    a_new_process()
+    folder = tree / cache.FOLDER_NAME
+    (folder / ".gitignore").unlink()
+    (folder / "CACHEDIR.TAG").write_text("")  # cut short
+    for entry in entries(tree):
+        entry.unlink()
+    found(tree / "pkg/train.py")
+    a_new_process()
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (folder / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+
+
+def _poison(entry: Path, signed: bool) -> None:
+    """What an attacker would change: ``make_batch`` returns nothing known."""
+    data = entry_data(entry)
+    for row in data["answers"]:
+        if row[0] == ["exported_call", "make_batch"]:
+            row[1] = None
+    plant(entry, json.dumps(data).encode(), signed)
+
+
+def test_an_entry_this_user_did_not_write_is_not_trusted(tree: Path) -> None:
+    """A cache committed to the repository, or planted in a shared folder, changes no
+    finding: its entries are not signed with this user's key. It is rewritten, never merged."""
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    helpers = [entry for entry in entries(tree) if entry_data(entry)["module"].endswith("helpers.py")]
+    assert len(helpers) == 1
+    _poison(helpers[0], signed=False)
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    rows = {tuple(row[0]): row[1] for row in entry_data(helpers[0])["answers"]}
+    assert rows[("exported_call", "make_batch")] is not None  # the poison was not merged back
+
+
+def test_another_users_key_signs_nothing_of_ours(tree: Path, tmp_path_factory, monkeypatch) -> None:
+    a_new_process()
+    monkeypatch.setenv("FLAKE8_TENSORCOPY_KEY_DIR", str(tmp_path_factory.mktemp("their-key")))
+    found(tree / "pkg/train.py")
+    a_new_process()
+    helpers = [entry for entry in entries(tree) if entry_data(entry)["module"].endswith("helpers.py")]
+    _poison(helpers[0], signed=True)  # signed with their key
+    monkeypatch.undo()
+    assert found(tree / "pkg/train.py") == EXPECTED
+
+
+@pytest.mark.parametrize("where", ["depends", "instance", "import look-up"])
+def test_an_entry_naming_a_file_outside_the_project_is_invalid(
+        tree: Path, tmp_path_factory, opened: list[str], where: str) -> None:  # noqa: F811
+    """A path inside an entry (what an answer depends on, the module of an instance) is
+    opened by the next run: one that is not a project's module makes the entry invalid,
+    even signed, and nothing outside the root is read."""
+    outside = tmp_path_factory.mktemp("outside")
+    secret = outside / "secret.py"
+    secret.write_text("class Secret:\n    pass\n")
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    (helpers,) = [entry for entry in entries(tree) if entry_data(entry)["module"].endswith("helpers.py")]
+    data = entry_data(helpers)
+    for row in data["answers"]:
+        if where == "depends":
+            row[2][str(secret)] = "0" * 32
+        elif where == "instance":
+            row[1], row[2] = {"instance": ["Secret", str(secret)]}, {}
+        else:
+            row[2][f"import\0{secret}\0secret\0" + "1"] = ""
+    plant(helpers, json.dumps(data).encode())
+    opened.clear()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    assert [path for path in opened if path.startswith(str(outside))] == []
+    a_new_process()
+    assert str(secret) not in helpers.read_text()  # rewritten without it
+
+
+def test_what_an_entry_may_name(tmp_path: Path) -> None:
+    root = project.Project(str(tmp_path))
+    module, hashed = str(Path(root.root) / "pkg/a.py"), "0" * 32
+
+    def sound(value: object = None, **depends: str) -> bool:
+        return root.names_only_modules({("exported_call", "f"): (value, dict(depends))})
+
+    from flake8_tensorcopy.analysis.summary import Instance
+
+    assert sound(Instance("Net", module), **{module: hashed, f"import\0{module}\0.b.c\0" + "0": f"{module}\0f",
+                                             f"importers\0{module}": "?"})
+    assert sound((Instance("Net", ""), None))
+    for path in ("/etc/passwd", "/dev/zero", str(Path(root.root) / "data.bin"), "pkg/a.py",
+                 str(Path(root.root) / "pkg/../../elsewhere.py"), root.root + "x/a.py"):
+        assert not sound(**{path: hashed}), path
+        assert not sound((None, Instance("X", path))), path
+        assert not sound(**{f"importers\0{path}": "?"}), path
+        assert not sound(**{f"import\0{path}\0b\0" + "1": ""}), path
+        assert not sound(**{f"import\0{module}\0b\0" + "1": f"{path}\0f"}), path
+    assert not sound(**{f"import\0{module}\0/etc/passwd\0" + "1": ""})  # a look-up that names a path
+    assert not sound(**{f"import\0{module}\0b\0" + "2": ""})
+    assert not sound(**{f"import\0{module}\0b": ""})
+
+
+def test_the_key_is_the_users_own(tmp_path: Path, monkeypatch) -> None:
+    from flake8_tensorcopy.analysis import signing
+
+    folder = tmp_path / "keys"
+    monkeypatch.setenv(signing.KEY_DIR_VARIABLE, str(folder))
+    monkeypatch.setattr(signing, "_KEYS", {})
+    signed = signing.signature(b"entry")
+    assert signed is not None and signing.signed_by_us(b"entry", signed.encode())
+    assert not signing.signed_by_us(b"entry!", signed.encode())
+    assert oct((folder / "key").stat().st_mode & 0o777) == oct(0o600)
+    monkeypatch.setattr(signing, "_KEYS", {})
+    assert signing.signature(b"entry") == signed  # the next process reads the same key
+    (folder / "key").chmod(0o644)  # others could read it, and sign what they like
+    monkeypatch.setattr(signing, "_KEYS", {})
+    assert signing.signature(b"entry") is None
+
+
+def test_without_a_key_no_disk_cache_is_kept(tree: Path, tmp_path: Path, monkeypatch) -> None:
+    from flake8_tensorcopy.analysis import signing
+
+    (tmp_path / "a file").write_text("")
+    monkeypatch.setenv(signing.KEY_DIR_VARIABLE, str(tmp_path / "a file" / "keys"))  # cannot be made
+    monkeypatch.setattr(signing, "_KEYS", {})
+    a_new_process()
+    assert found(tree / "pkg/train.py") == EXPECTED
+    a_new_process()
+    assert entries(tree) == []

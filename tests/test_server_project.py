@@ -5,6 +5,7 @@ through ``workspace/didChangeWatchedFiles``."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +123,85 @@ async def test_a_caller_in_another_module_reaches_the_open_document(tmp_path: Pa
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
             [types.FileEvent((tmp_path / "late.py").as_uri(), types.FileChangeType.Created)]))
         assert await _codes(client, crops_uri) == [] == _flake8(crops)  # a new caller passes numbers
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_an_open_module_never_saved_is_a_module(tmp_path: Path) -> None:
+    """A buffer is a module of the project whether or not its file is on disk: a new file
+    not saved yet, imported or importing."""
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
+    train, crops = tmp_path / "train.py", tmp_path / "crops.py"
+    train.write_text(TRAIN)
+    crops.write_text(CROP)
+    async with session(PULL) as client:
+        train_uri = _open_file(client, train, TRAIN)
+        assert await _codes(client, train_uri) == []  # no helpers.py anywhere
+        _open_file(client, tmp_path / "helpers.py", HELPERS_TENSOR)  # never saved
+        assert await _codes(client, train_uri) == [("TCP005", 7)]
+        crops_uri = _open_file(client, crops, CROP)
+        assert await _codes(client, crops_uri) == []
+        _open_file(client, tmp_path / "detect.py", DETECT_ROWS)  # a caller, never saved
+        assert await _codes(client, crops_uri) == [("TCP005", 5)]
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent((tmp_path / "other.py").as_uri(), types.FileChangeType.Created)]))
+        assert await _codes(client, train_uri) == [("TCP005", 7)]  # the project read again: still there
+        assert await _codes(client, crops_uri) == [("TCP005", 5)]
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_an_open_module_deleted_on_disk_is_still_a_module(tmp_path: Path) -> None:
+    helpers, train = _project(tmp_path)
+    helpers.write_text(HELPERS_TENSOR)
+    async with session(PULL) as client:
+        train_uri = _open_file(client, train, TRAIN)
+        _open_file(client, helpers, HELPERS_TENSOR)
+        assert await _codes(client, train_uri) == [("TCP005", 7)]
+        helpers.unlink()
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(helpers.as_uri(), types.FileChangeType.Deleted)]))
+        assert await _codes(client, train_uri) == [("TCP005", 7)]  # the buffer is still open
+
+
+WATCHING = types.ClientCapabilities(
+    text_document=PULL.text_document,
+    workspace=types.WorkspaceClientCapabilities(
+        diagnostics=PULL.workspace.diagnostics,
+        did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+    ),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_notebooks_are_watched_too(monkeypatch) -> None:
+    """A notebook imports the project's modules and calls them: a change on disk must
+    reach the documents it calls into, as a module's does."""
+    import pytest_lsp
+
+    registered: asyncio.Future = asyncio.get_running_loop().create_future()
+    make_client = pytest_lsp.make_test_lsp_client
+
+    def recording_client():  # the handler is there before the server can ask
+        client = make_client()
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            if not registered.done():
+                registered.set_result(params)
+
+        return client
+
+    monkeypatch.setattr(pytest_lsp, "make_test_lsp_client", recording_client)
+    async with session(WATCHING):
+        params = await asyncio.wait_for(registered, 30)
+    patterns = [watcher["globPattern"] if isinstance(watcher, dict) else watcher.glob_pattern
+                for registration in params.registrations
+                for watcher in _watchers(registration.register_options)]
+    assert any(pattern.endswith((".ipynb", "ipynb}")) for pattern in patterns), patterns
+    assert any(pattern.endswith((".py", "py}", "py,ipynb}")) for pattern in patterns), patterns
+
+
+def _watchers(options) -> list:
+    return options["watchers"] if isinstance(options, dict) else options.watchers

@@ -8,20 +8,27 @@ look-ups) it was worked out from: an answer is used only while all of them are u
 so a module that changes invalidates what depends on it, and nothing needs parsing.
 
 The folder is ``.tensorcopy_cache`` in the project's root (git ignores it: it holds a
-``.gitignore``), or ``cache-dir`` of the ``[tool.flake8-tensorcopy]`` table, or the
-``FLAKE8_TENSORCOPY_CACHE_DIR`` environment variable; ``cache = false``,
+``.gitignore``), or one under the ``FLAKE8_TENSORCOPY_CACHE_DIR`` environment variable
+(``project.cache_folder``: the user's choice, never the repository's); ``cache = false``,
 ``FLAKE8_TENSORCOPY_NO_CACHE=1``, the CLI's ``--no-cache`` and flake8's
 ``--tensorcopy-no-cache`` turn it off. Entries are written whole to a temporary file and
 renamed into place, so flake8's worker processes share the folder safely (two writers of
 one module may each lose the other's new answers, never corrupt them). An entry that is
-unreadable, truncated, of another version of the analysis, or holds anything but what this
-module writes is ignored and rebuilt: never trusted, never a crash. No ``pickle``.
+unreadable, truncated, of another version of the analysis, not signed with this user's key
+(``signing.py``: a cache committed to a repository, or planted in a shared folder), naming a
+file that is not one of the project's modules, or holding anything but what this module
+writes is ignored and rebuilt, never merged: never trusted, never a crash. No ``pickle``.
+
+The folder itself must be a folder this user owns, not a link (a committed
+``.tensorcopy_cache`` link would send the entries wherever the repository likes); its
+``.gitignore`` and ``CACHEDIR.TAG`` are written again whenever they are missing.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from functools import cache
 
 try:  # hashlib's own blake2b, without hashlib loading OpenSSL: some 3 MiB of a small run's memory
@@ -29,10 +36,13 @@ try:  # hashlib's own blake2b, without hashlib loading OpenSSL: some 3 MiB of a 
 except ImportError:  # not CPython
     from hashlib import blake2b
 
+from .notices import warn_once
+from .plain_file import read_plain_file
+from .signing import signature, signed_by_us
 from .vocabulary import TensorInfo
 
 FOLDER_NAME = ".tensorcopy_cache"
-FORMAT = 1  # the layout of an entry; the analysis's own code is hashed in too (``_version``)
+FORMAT = 2  # the layout of an entry; the analysis's own code is hashed in too (``_version``)
 MAX_ENTRY_BYTES = 4 << 20  # a larger entry is not ours: never read
 _GITIGNORE = "# Made by flake8-tensorcopy: nothing here belongs in git.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# flake8-tensorcopy's cache.\n"
@@ -65,10 +75,14 @@ def _version() -> str:
 
 
 class DiskCache:
-    """The cache folder of one project."""
+    """The cache folder of one project. ``sound`` tells whether answers read back name only
+    what they may (the project's own modules): an entry whose answers it refuses is not used."""
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, sound: Callable[[Answers], bool] = lambda answers: True) -> None:
         self.folder = folder
+        self._sound = sound
+        self._prepared = False
+        self._owned = False
 
     def _entry_path(self, module: str) -> str:
         return os.path.join(self.folder, digest(module.encode("utf-8", "surrogatepass")) + ".json")
@@ -76,17 +90,23 @@ class DiskCache:
     def load(self, module: str, module_digest: str) -> Answers:
         """The answers kept for ``module`` while its text hashed to ``module_digest``; none
         when there is no entry or it cannot be trusted."""
+        if not self._folder_is_ours():
+            return {}
         try:
-            raw = _read_regular_file(self._entry_path(module))
+            raw = read_plain_file(self._entry_path(module), MAX_ENTRY_BYTES)
             if raw is None:
+                return {}
+            claimed, _, body = raw.partition(b"\n")
+            if not signed_by_us(body, claimed):  # checked first: an unsigned entry is not even parsed
                 return {}
             import json  # here: a run with nothing cached to read does not hold the module
 
-            entry = json.loads(raw)
+            entry = json.loads(body)
             if not isinstance(entry, dict) or entry.get("version") != _version() \
                     or entry.get("module") != module or entry.get("digest") != module_digest:
                 return {}
-            return _decode_answers(entry.get("answers"))
+            answers = _decode_answers(entry.get("answers"))
+            return answers if self._sound(answers) else {}
         except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError, _Corrupt):
             return {}
 
@@ -98,15 +118,17 @@ class DiskCache:
 
         try:
             kept = {**self.load(module, module_digest), **answers}
-            text = json.dumps({
+            body = json.dumps({
                 "version": _version(), "module": module, "digest": module_digest,
                 "answers": [[list(question), encode(value), depends] for question, (value, depends) in kept.items()],
-            }, separators=(",", ":"))
-            self._prepare()
+            }, separators=(",", ":")).encode("utf-8", "surrogatepass")
+            signed = signature(body)
+            if signed is None or not self._prepare():  # no key: an entry nobody could trust is not written
+                return
             handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
             try:
-                with os.fdopen(handle, "w", encoding="utf-8") as file:
-                    file.write(text)
+                with os.fdopen(handle, "wb") as file:
+                    file.write(signed.encode("ascii") + b"\n" + body)
                 os.replace(temporary, self._entry_path(module))
             except BaseException:
                 _remove(temporary)
@@ -114,27 +136,56 @@ class DiskCache:
         except (OSError, ValueError, RecursionError, MemoryError):
             pass  # a read-only tree, a full disk: the next run works it out again
 
-    def _prepare(self) -> None:
-        if os.path.isdir(self.folder):
-            return
-        os.makedirs(self.folder, exist_ok=True)
+    def _prepare(self) -> bool:
+        """Whether the folder can take entries: made if missing, refused if it is a link or
+        another user's, and its ``.gitignore`` and ``CACHEDIR.TAG`` written if missing (a
+        full disk may have stopped them the first time)."""
+        if self._prepared:
+            return True
+        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        if not self._folder_is_ours():
+            return False
         for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-            with open(os.path.join(self.folder, name), "w", encoding="utf-8") as file:
-                file.write(text)
+            path = os.path.join(self.folder, name)
+            if read_plain_file(path, len(text)) != text.encode():
+                _write_whole(path, text.encode())
+        self._prepared = True
+        return True
+
+    def _folder_is_ours(self) -> bool:
+        """Whether the folder is a folder (not a link to one) of this user's: else nothing
+        is read from it or written to it."""
+        if self._owned:
+            return True
+        try:
+            status = os.lstat(self.folder)
+        except OSError:
+            return False
+        if not stat.S_ISDIR(status.st_mode):
+            warn_once(f"{self.folder}: the cache folder is a link or not a folder: no disk cache is kept "
+                      "(FLAKE8_TENSORCOPY_CACHE_DIR or --cache-dir can choose a folder)")
+            return False
+        if hasattr(os, "geteuid") and status.st_uid != os.geteuid():
+            warn_once(f"{self.folder}: the cache folder belongs to another user: no disk cache is kept")
+            return False
+        self._owned = True
+        return True
 
 
-def _read_regular_file(path: str) -> bytes | None:
-    """The bytes of ``path`` when it is a plain file of a sane size: a link, a pipe or a
-    device planted in the cache folder is never opened for reading (nor waited on)."""
+def _write_whole(path: str, data: bytes) -> None:
+    """``data`` in ``path``, whole or not at all: a half-written ``.gitignore`` would pass
+    for one on the next check."""
+    import tempfile
+
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".made-", suffix=".tmp")
     try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    with os.fdopen(handle, "rb") as file:
-        status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
-            return None
-        return file.read(MAX_ENTRY_BYTES + 1)
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, 0o644)  # mkstemp made it 0600; these two are for anyone to read
+        os.replace(temporary, path)
+    except BaseException:
+        _remove(temporary)
+        raise
 
 
 def _remove(path: str) -> None:

@@ -19,7 +19,8 @@ up to the project's ``MAX_SCANNED_BYTES`` (16 MiB: a notebook with its outputs; 
 the 1 MiB a summary reads is then an importer whose calls are unknown, and one larger still
 is not read); folders whose names start with a dot, ``__pycache__``, ``node_modules``,
 ``site-packages`` and virtual environments (a ``pyvenv.cfg``) are not walked, nor links to
-folders (no loops).
+folders (no loops). A link to a module outside the root is not one of the project's modules
+(nothing outside the root is read). The editor's open buffers are modules too, saved or not.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 MAX_MODULES = 10_000
 MAX_ENTRIES = 200_000
@@ -73,10 +74,12 @@ def _members(listed: str) -> list[str]:
 class ImportGraph:
     """The project's modules and the project modules each imports."""
 
-    def __init__(self, root: str, find_module: FindModule, read: Callable[[str], bytes | None]) -> None:
+    def __init__(self, root: str, find_module: FindModule, read: Callable[[str], bytes | None],
+                 buffers: Iterable[str] = ()) -> None:
         self.root = root
         self._find_module = find_module
         self._read = read
+        self._buffers = tuple(buffers)  # open in an editor: modules, even where not on disk
         # module -> what it imports, as written: resolved only for a module whose callers are
         # looked for, and only where the last part of a name is that module's own
         self._imports: dict[str, list[tuple[str, list[str]]]] | None = None
@@ -150,7 +153,12 @@ class ImportGraph:
                     path = os.path.join(folder, name)
                     if os.path.islink(path):  # a linked module is known by where it lies
                         path = os.path.realpath(path)
+                        if not path.startswith(self.root + os.sep):
+                            continue
                     imports[path] = self._names_in(path)
+        for path in self._buffers:
+            if path not in imports and path.endswith(_MODULES) and path.startswith(self.root + os.sep):
+                imports[path] = self._names_in(path)
         return imports
 
     def _names_in(self, module: str) -> list[tuple[str, list[str]]]:

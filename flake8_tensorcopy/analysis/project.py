@@ -21,18 +21,22 @@ The callers of a module's functions are in the modules that import it: :meth:`Pr
 reads that from the import statements of every module's text (``import_graph.py``), once a
 run, and an answer worked out from them is kept with a hash of the importers it read.
 
-Bounded: only modules under the project's root, at most :data:`MAX_MODULE_BYTES` each, a
-module that does not parse is unknown, at most :data:`MAX_HOPS` modules deep in one
-question, and the summaries of the modules used last are kept (:data:`CACHED_MODULES`, and
-:data:`CACHED_CHARACTERS` of their source) with the hash of their text, so that a file that
-changes is read again. An answer cut short by those bounds is not kept: it would depend on
-which question came first.
+Bounded: only modules under the project's root, and of those only plain files, opened
+without blocking (``plain_file.py``: a pipe called ``*.py`` must not hang the run), at most
+:data:`MAX_MODULE_BYTES` each; a module that does not parse is unknown, at most
+:data:`MAX_HOPS` modules deep in one question, and the summaries of the modules used last
+are kept (:data:`CACHED_MODULES`, and :data:`CACHED_CHARACTERS` of their source) with the
+hash of their text, so that a file that changes is read again. An answer cut short by
+those bounds is not kept: it would depend on which question came first.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import os
+import re
+import stat
 import sys
 import tokenize
 import tomllib
@@ -46,6 +50,8 @@ from ..bounded import BoundedCache
 from ..notebook import SUFFIX, Notebook, NotebookError
 from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
 from .import_graph import ImportGraph
+from .notices import warn_once
+from .plain_file import read_plain_file
 from .top_level import top_level_code
 
 if TYPE_CHECKING:
@@ -55,6 +61,8 @@ ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 MAX_MODULE_BYTES = 1 << 20  # larger modules are generated code: never read
 MAX_SCANNED_BYTES = 16 << 20  # read for imports only (a notebook with its outputs)
 MAX_HOPS = 6  # modules one question may pass through (a -> b -> c ...)
+MAX_CONFIG_BYTES = 1 << 20  # a pyproject.toml larger than this is not read
+MODULE_SUFFIXES = (".py", ".pyi", ".ipynb")
 # Summaries hold their ``ast`` trees, some 40 bytes a character of source: memory, not time,
 # bounds how many are kept (a flake8 run holds this beside flake8's own). What a module
 # answered is kept apart (``_ANSWERS``, small), so a summary is needed again only for a
@@ -75,6 +83,9 @@ def _spelled(found: tuple[str, str] | None) -> str:
 
 def _listed(modules: frozenset[str] | None) -> str:
     return digest("\0".join(sorted(modules)).encode("utf-8", "surrogatepass")) if modules is not None else "?"
+
+
+_DOTTED = re.compile(r"\.*(?:\w+(?:\.\w+)*)?")  # what an import look-up may name: no path
 
 
 def _notebook_code(text: str) -> str | None:
@@ -102,8 +113,9 @@ class Project:
 
     def __init__(self, root: str, cache_folder: str | None = None) -> None:
         self.root = os.path.realpath(root)
-        self.disk = DiskCache(cache_folder) if cache_folder else None
+        self.disk = DiskCache(cache_folder, self.names_only_modules) if cache_folder else None
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
+        self._real_folders: dict[str, bool] = {}  # folder -> whether no link leads through it
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
         self._hops = 0
@@ -141,7 +153,7 @@ class Project:
         callers in other modules are (None: a project too large to know). ``asker`` notes
         that its answers rely on them: a module that starts or stops importing changes them."""
         if self._graph is None:
-            self._graph = ImportGraph(self.root, self.find_module, self._code)
+            self._graph = ImportGraph(self.root, self.find_module, self._code, list(self._buffers))
         found = self._graph.importers(path)
         if asker is not None:
             asker.depends_on[f"importers\0{path}"] = _listed(found)
@@ -157,12 +169,23 @@ class Project:
         buffer = self._buffers.get(path)
         if buffer is not None:
             return buffer.encode("utf-8", "surrogatepass")
-        try:
-            with open(path, "rb") as file:
-                text = file.read(limit + 1)
-        except OSError:
+        return self._read_module(path, limit)
+
+    def _read_module(self, path: str, limit: int) -> bytes | None:
+        """The bytes of the module file ``path``: only a plain file under the root, named by
+        its real path (no link out of the root, no pipe, no device), read to ``limit``. The
+        file itself is opened without following a link; its folder is checked once."""
+        if not self.contains(path) or not self._real_folder(os.path.dirname(path)):
             return None
-        return text if len(text) <= limit else None
+        return read_plain_file(path, limit)
+
+    def _real_folder(self, folder: str) -> bool:
+        real = self._real_folders.get(folder)
+        if real is None:
+            if len(self._real_folders) >= _MAX_RESOLVED:
+                self._real_folders.clear()
+            real = self._real_folders[folder] = os.path.realpath(folder) == folder
+        return real
 
     def _code(self, path: str) -> bytes | None:
         """The module's Python (a notebook's code cells), read for its imports: also of a
@@ -222,7 +245,8 @@ class Project:
         # No parts: the package itself (``from . import f``), only its __init__.py.
         candidates = (stem + ".py",) if parts else ()
         for candidate in (*candidates, os.path.join(stem, "__init__.py")):
-            if os.path.isfile(candidate):
+            # an editor's buffer is a module too, saved or not (a new file, one deleted on disk)
+            if os.path.isfile(candidate) or (self._buffers and os.path.realpath(candidate) in self._buffers):
                 real = os.path.realpath(candidate)  # symlinks: one module, one summary
                 found = real if self.contains(real) else None
                 break
@@ -312,23 +336,22 @@ class Project:
         stamp: object = buffer
         if buffer is None:
             try:
-                status = os.stat(path)
-            except OSError:
+                status = os.lstat(path)  # module paths are real paths: a link here is not one
+            except (OSError, ValueError):
                 return None
-            if status.st_size > MAX_MODULE_BYTES:
+            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_MODULE_BYTES:
                 return None
             stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
         known = _DIGESTS.get(path)
         if known is not None and known[0] == stamp:
             return known[1]
-        try:
-            if buffer is not None:
-                found = digest(buffer.encode("utf-8", "surrogatepass"))
-            else:
-                with open(path, "rb") as file:
-                    found = digest(file.read(MAX_MODULE_BYTES + 1))
-        except OSError:
-            return None
+        if buffer is not None:
+            found = digest(buffer.encode("utf-8", "surrogatepass"))
+        else:
+            text = self._read_module(path, MAX_MODULE_BYTES)
+            if text is None:
+                return None
+            found = digest(text)
         if len(_DIGESTS) >= _MAX_DIGESTS:
             _DIGESTS.clear()
         _DIGESTS[path] = (stamp, found)
@@ -363,8 +386,10 @@ class Project:
         source = self._buffers.get(path)
         try:
             if source is None:
-                with tokenize.open(path) as file:  # honours a coding cookie and a BOM
-                    source = file.read()
+                raw = self._read_module(path, MAX_MODULE_BYTES)
+                if raw is None:
+                    return None, 0
+                source = _decoded(raw)
             if path.endswith(SUFFIX):  # a notebook that imports the module calls it too
                 source = _notebook_code(source)
                 if source is None:
@@ -375,9 +400,38 @@ class Project:
                 with suppress(SyntaxError):  # text the cut cannot follow: all of it is read
                     tree, source = ast.parse(cut), cut
             tree = tree or ast.parse(source)
-        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
             return None, len(source or "")
         return ModuleSummary.of(tree, source, path, project=self), len(source)
+
+    # -- what a cache entry may name ------------------------------------------------
+    def names_only_modules(self, answers: Answers) -> bool:
+        """Whether every path in ``answers`` (what they depend on, the modules of the
+        instances they hold) may be one of the project's modules: an entry that names
+        another file (``/dev/zero``, a pipe, ``/etc/passwd``) is not the analysis's own."""
+        for value, depends in answers.values():
+            if not all(map(self._may_be_module, _instance_modules(value))):
+                return False
+            for key, found in depends.items():
+                if not self._sound_dependency(key, found):
+                    return False
+        return True
+
+    def _sound_dependency(self, key: str, found: str) -> bool:
+        kind, _, rest = key.partition("\0")
+        if kind == "import":
+            parts = rest.split("\0")
+            if len(parts) != 3 or not self._may_be_module(parts[0]) or not _DOTTED.fullmatch(parts[1]) \
+                    or parts[2] not in ("0", "1"):
+                return False
+            return not found or self._may_be_module(found.partition("\0")[0])
+        if kind == "importers":
+            return self._may_be_module(rest)
+        return not rest and self._may_be_module(key)
+
+    def _may_be_module(self, path: str) -> bool:
+        return path.endswith(MODULE_SUFFIXES) and os.path.isabs(path) and os.path.normpath(path) == path \
+            and path != self.root and self.contains(path)
 
     @contextmanager
     def hop(self) -> Iterator[bool]:
@@ -394,6 +448,7 @@ class Project:
     def forget_files(self) -> None:
         """Files were added, removed or changed on disk: look the imports up again."""
         self._files.clear()
+        self._real_folders.clear()
         self._graph = None
         _changed()
 
@@ -406,6 +461,7 @@ class Project:
         """Read exactly ``buffers`` over the disk (the fixer process: the server's buffers)."""
         if buffers != self._buffers:
             self._buffers = dict(buffers)
+            self._files.clear()  # a buffer may be a module that is not on disk
             self._graph = None
             _changed()
 
@@ -414,6 +470,8 @@ class Project:
         path = os.path.realpath(path)
         if self._buffers.get(path) == text:
             return
+        if (text is None) == (path in self._buffers):  # opened or closed: it may be on disk or not
+            self._files.clear()
         if text is None:
             self._buffers.pop(path, None)
         else:
@@ -421,6 +479,24 @@ class Project:
         if self._graph is not None:
             self._graph.reread(path)
         _changed()
+
+
+def _instance_modules(value: object) -> Iterator[str]:
+    """The modules named by the instances that an answer's value holds."""
+    from .summary import Instance
+
+    if isinstance(value, Instance) and value.module:
+        yield value.module
+    elif isinstance(value, tuple):
+        for element in value:
+            yield from _instance_modules(element)
+
+
+def _decoded(raw: bytes) -> str:
+    """A module's bytes as Python reads them: its coding cookie or BOM honoured, its line
+    ends made ``\\n`` (what ``tokenize.open`` gives, from bytes read to a bound)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    return io.TextIOWrapper(io.BytesIO(raw), encoding, line_buffering=True).read()
 
 
 @dataclass
@@ -494,10 +570,14 @@ CACHE_DIR_VARIABLE = "FLAKE8_TENSORCOPY_CACHE_DIR"
 
 def _table(root: str) -> dict:
     """The ``[tool.flake8-tensorcopy]`` table of the root's ``pyproject.toml`` ({}: none)."""
+    # a plain file only (a pipe named pyproject.toml would block); a link is followed, as
+    # the configuration's own reader follows it
+    raw = read_plain_file(os.path.join(root, "pyproject.toml"), MAX_CONFIG_BYTES, follow_links=True)
+    if raw is None:
+        return {}
     try:
-        with open(os.path.join(root, "pyproject.toml"), "rb") as file:
-            table = tomllib.load(file).get("tool", {}).get("flake8-tensorcopy", {})
-    except (OSError, tomllib.TOMLDecodeError, AttributeError, UnicodeDecodeError):
+        table = tomllib.loads(raw.decode("utf-8")).get("tool", {}).get("flake8-tensorcopy", {})
+    except (tomllib.TOMLDecodeError, AttributeError, UnicodeDecodeError):
         return {}
     return table if isinstance(table, dict) else {}
 
@@ -512,19 +592,32 @@ def enabled(root: str) -> bool:
 
 def cache_folder(root: str) -> str | None:
     """Where the project at ``root`` keeps what its modules answered (None: nowhere):
-    ``$FLAKE8_TENSORCOPY_CACHE_DIR``, else ``cache-dir`` of its table (from the root), else
+    ``$FLAKE8_TENSORCOPY_CACHE_DIR`` (the CLI's ``--cache-dir`` sets it), else
     ``.tensorcopy_cache`` in the root; none with ``$FLAKE8_TENSORCOPY_NO_CACHE`` set or
-    ``cache = false``."""
+    ``cache = false``. Only the user chooses another folder: a cloned repository's
+    ``cache-dir`` would have every run write where the repository says (a shared folder
+    that another user fills), so it is refused with a warning."""
     if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
         return None
     table = _table(root)
     if table.get("cache") is False:
         return None
-    chosen = os.environ.get(CACHE_DIR_VARIABLE) or table.get("cache-dir")
-    if isinstance(chosen, str) and chosen:
+    chosen = os.environ.get(CACHE_DIR_VARIABLE)
+    if not chosen and table.get("cache-dir") is not None:
+        warn_once(f"{os.path.join(root, 'pyproject.toml')}: cache-dir is not honoured from a project's own "
+                  f"configuration; set {CACHE_DIR_VARIABLE} (or the CLI's --cache-dir) to choose the folder. "
+                  f"The cache stays in {FOLDER_NAME}")
+    if chosen:
         # one folder may serve many projects: each has its own
         return os.path.join(root, os.path.expanduser(chosen), digest(root.encode("utf-8", "surrogatepass")))
     return os.path.join(root, FOLDER_NAME)
+
+
+def choose_cache_folder(folder: str) -> None:
+    """Keep the disk cache under ``folder`` (the CLI's ``--cache-dir``), in this process and
+    the workers it starts: the environment carries it to them."""
+    os.environ[CACHE_DIR_VARIABLE] = os.path.abspath(os.path.expanduser(folder))
+    _PROJECTS.clear()
 
 
 def no_disk_cache() -> None:

@@ -56,6 +56,8 @@ from .worker import Worker
 
 NAME = "flake8-tensorcopy"
 DEBOUNCE_S = 0.3
+# The files the project analysis reads: modules, and the notebooks that import and call them.
+WATCHED = "**/*.{py,ipynb}"
 FIX_ALL_KIND = "source.fixAll.tensorcopy"
 RULES = {rule.code: rule for rule in ALL_RULES}
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
@@ -395,7 +397,7 @@ def build_server() -> TensorCopyServer:
         if _capability(ls.client_capabilities, "workspace", "did_change_watched_files", "dynamic_registration"):
             ls.client_register_capability(types.RegistrationParams([types.Registration(
                 f"{NAME}-watched-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(glob_pattern="**/*.py")]),
+                types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(glob_pattern=WATCHED)]),
             )]))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

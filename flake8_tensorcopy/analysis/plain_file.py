@@ -1,0 +1,36 @@
+"""Reading a file that a repository put there, without trusting what kind of file it is.
+
+A repository is hostile input: a ``*.py`` that is a named pipe blocks whoever opens it for
+reading until a writer comes, and a link to ``/dev/zero`` never ends. Every file the project
+analysis reads (its modules, its configuration, its cache entries) comes through here: opened
+without blocking, checked to be a plain file with ``fstat`` on what was opened (not on the
+name, which may change in between), and read to a bound.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def read_plain_file(path: str, limit: int, follow_links: bool = False) -> bytes | None:
+    """The bytes of ``path`` when it is a plain file of at most ``limit`` bytes; None for
+    anything else (missing, a pipe, a device, a folder, too large; a link unless
+    ``follow_links``), never waiting on it."""
+    flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
+    try:
+        handle = os.open(path, flags)
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
+    with os.fdopen(handle, "rb") as file:
+        try:
+            status = os.fstat(file.fileno())
+            if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+                return None
+            data = file.read(limit + 1)  # it may have grown since fstat
+        except OSError:
+            return None
+    return data if len(data) <= limit else None
