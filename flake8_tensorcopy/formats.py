@@ -1,7 +1,7 @@
 """Output formats of the CLI: text (flake8's), json, github (workflow commands), sarif.
 
 A finding in a notebook carries its cell: its line and column count inside that cell
-(ruff's convention), so each format names the cell as it can (see the README, "Notebooks").
+(ruff's convention), so each format names the cell as it can (see docs/notebooks.md).
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath, PureWindowsPath
 
-from . import __version__, docs
+from . import __version__, docs, metadata
 from .engine import Finding
 from .rules import ALL_RULES
 
-INFORMATION_URI = "https://pypi.org/project/flake8-tensorcopy/"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
@@ -130,6 +129,7 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
             "shortDescription": {"text": f"{rule.code} {rule.message}"},
             "fullDescription": {"text": rule.docs.what},
             "help": {"text": docs.render(rule), "markdown": docs.render(rule)},
+            **({"helpUri": url} if (url := docs.page_url(rule)) else {}),
             "defaultConfiguration": {"level": "warning", "enabled": rule.enabled_by_default},
             "properties": {"fixSafety": rule.docs.fix_safety},
         }
@@ -148,7 +148,7 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
                 }
             }],
         }
-        if f.cell is not None:  # the region counts in this cell (see the README, "Notebooks")
+        if f.cell is not None:  # the region counts in this cell (see docs/notebooks.md)
             location = result["locations"][0]
             location["logicalLocations"] = [{"name": f"cell {f.cell}", "kind": "module"}]
             location["properties"] = {"cell": f.cell}
@@ -176,7 +176,7 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
                 "name": "flake8-tensorcopy",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
+                **({"informationUri": url} if (url := metadata.repository_url()) else {}),
                 "rules": rules,
             }},
             # Our columns count code points, not SARIF's default UTF-16 code units.

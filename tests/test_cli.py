@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from flake8_tensorcopy import __version__, docs
+from flake8_tensorcopy import __version__, docs, metadata
 from flake8_tensorcopy.rules import ALL_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -308,10 +308,11 @@ def test_sarif_is_valid_2_1_0(project):
     (run_,) = log["runs"]
     driver = run_["tool"]["driver"]
     assert driver["name"] == "flake8-tensorcopy" and driver["version"] == __version__
-    assert driver["informationUri"].startswith("https://")
+    assert driver["informationUri"] == metadata.repository_url()
     assert [rule["id"] for rule in driver["rules"]] == [rule.code for rule in ALL_RULES]
     for described, rule in zip(driver["rules"], ALL_RULES):
         assert described["help"]["markdown"] == docs.render(rule)
+        assert described["helpUri"] == f"{metadata.repository_url()}/blob/main/rules/{rule.code}.md"
         assert described["shortDescription"]["text"].startswith(rule.code)
         assert described["defaultConfiguration"]["level"] == "warning"
     results = run_["results"]
