@@ -1,8 +1,10 @@
 """What a release needs, in one place each: the license, the version, the repository URL.
 `bash .ci/release.sh` builds and installs the artefacts; this checks the sources agree."""
 
+import ast
 import json
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -50,3 +52,16 @@ def test_every_snippet_names_the_repository_of_pyproject():
 
 def test_the_package_knows_its_repository_from_its_metadata():
     assert repository_url() == URL
+
+
+def test_every_import_of_the_fixtures_is_declared_in_the_test_extra():
+    """A fixture runs on real tensors: what it imports beyond the standard library (numpy
+    for TCP010) must come with the test extra, on the Pythons that install torch."""
+    declared = {re.match(r"[\w-]+", requirement)[0].lower() for requirement in PYPROJECT["project"]["optional-dependencies"]["test"]}
+    for fixture in sorted((ROOT / "fixtures").glob("*.py")):
+        tree = ast.parse(fixture.read_text(encoding="utf-8"))
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+        third_party = {name for name in imported if name not in sys.stdlib_module_names and name != "_harness"}
+        assert third_party <= declared, f"{fixture.name} imports {sorted(third_party - declared)}, not in the test extra"
