@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePath, PureWindowsPath
 
 from . import __version__, docs, metadata
+from .edits import Placed
 from .engine import Finding
 from .rules import ALL_RULES
 
@@ -28,6 +29,7 @@ class Located:
     finding: Finding
     fixable: bool  # with the fixes the user allowed (safe, or unsafe too)
     cell: int | None = None  # in a notebook: the cell (1-based among all cells) ``finding.line`` counts in
+    edits: tuple[Placed, ...] = ()  # its fix alone, as edits (asked for by the JSON format only)
 
     @property
     def text(self) -> str:
@@ -61,14 +63,28 @@ def json_format(findings: Sequence[Located], errors: Sequence[FileError]) -> str
             **({} if f.cell is None else {"cell": f.cell}),
             "line": f.finding.line,
             "column": f.finding.col + 1,
+            **_end(f.finding),
             "code": f.finding.code,
             "message": f.text,
             "fix": None if fix is None else {
                 "applicability": "safe" if fix.safe else "unsafe",
                 "description": fix.description,
+                # Empty where the fix applies only with the others (`--fix`), not on its own.
+                "edits": [{
+                    **({} if edit.cell is None else {"cell": edit.cell}),
+                    "line": edit.line, "column": edit.col + 1, "end_line": edit.end_line,
+                    "end_column": edit.end_col + 1, "content": edit.new_text,
+                } for edit in f.edits],
             },
         })
     return json.dumps(items, indent=2) + "\n"
+
+
+def _end(finding: Finding) -> dict[str, int]:
+    """Where the flagged expression ends (1-based column, as ``column``), when known."""
+    if finding.end_line is None or finding.end_col is None:
+        return {}
+    return {"end_line": finding.end_line, "end_column": finding.end_col + 1}
 
 
 def _escape_data(value: str) -> str:
@@ -144,7 +160,9 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": {"uri": _uri(f.path)},
-                    "region": {"startLine": f.finding.line, "startColumn": f.finding.col + 1},
+                    "region": {"startLine": f.finding.line, "startColumn": f.finding.col + 1,
+                               **({} if f.finding.end_line is None else {
+                                   "endLine": f.finding.end_line, "endColumn": f.finding.end_col + 1})},
                 }
             }],
         }

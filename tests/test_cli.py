@@ -180,12 +180,29 @@ def test_unreadable_and_unparsable_files_exit_2_and_the_rest_go_on(project):
     assert len(_rows(result.stdout)) == 4  # risky.py was still linted
 
 
+def test_a_clean_run_says_how_many_files_and_notebooks_it_checked(tmp_path):
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [],
+                           "source": ["y = 2"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "clean.ipynb").write_text(json.dumps(notebook))
+    result = run(".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr == "2 file(s) checked (1 notebook(s)): no findings.\n"
+    assert run("--quiet", ".", cwd=tmp_path).stderr == ""
+
+
 def test_bad_usage_exits_2(project):
     assert run("--select", "TCP!", "risky.py", cwd=project).returncode == 2
     assert run("--format", "xml", "risky.py", cwd=project).returncode == 2
     assert run("--no-such-option", cwd=project).returncode == 2
     unknown = run("--explain", "TCP777", cwd=project)
     assert unknown.returncode == 2 and "no rule 'TCP777'" in unknown.stderr
+
+
+def test_explain_takes_a_rules_name_too(project):
+    (rule,) = [rule for rule in ALL_RULES if rule.name == "deepcopy-tensor"]
+    result = run("--explain", "Deepcopy-Tensor", cwd=project)
+    assert result.returncode == 0 and result.stdout == docs.render(rule), result.stderr
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
@@ -252,6 +269,14 @@ def test_json_format(project):
     ]
     assert items[0]["path"] == "risky.py" and items[0]["message"].startswith("in-place write through .data")
     assert [i["fix"] and i["fix"]["applicability"] for i in items] == ["safe", "unsafe", None, "safe"]
+    assert [(i["end_line"], i["end_column"]) for i in items] == [(6, 19), (7, 25), (9, 14), (10, 33)]
+    # Each fix's edits alone give the code its quick fix gives: TCP002's, the swap.
+    (swap,) = items[3]["fix"]["edits"]
+    lines = RISKY.splitlines(keepends=True)
+    assert swap["line"] == swap["end_line"] == 10
+    line = lines[9]
+    lines[9] = line[:swap["column"] - 1] + swap["content"] + line[swap["end_column"] - 1:]
+    assert lines[9] == "    return x, w.detach().clone()\n"
 
 
 def test_github_format(project):
