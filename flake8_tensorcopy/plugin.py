@@ -87,11 +87,18 @@ class TensorCopyChecker:
         reasons = list(plan.skipped)
         findings = []
         if plan.needs_parse:
-            from .engine import AnalysisError, lint_planned, rules_for  # imports LibCST: only when needed
+            from .engine import AnalysisError, lint_planned, pay_scopes, rules_for  # imports LibCST: only when needed
 
             rules = rules_for(spec.code for spec in triggers)
+            scopes = None
+            # A file the budget may not pay for whole (each token is a character at least) is
+            # cut where the command cuts it: the budget is spent on the parts its plan, with
+            # fixes, parses, and the statements parsed alone here follow their scope.
+            if plan.statements and len(source) > limits.MAX_ANALYSED_TOKENS and limits.Budget().spend(source):
+                with_fixes = prefilter.as_with_fixes(plan, prefilter.normalise_newlines(source), summary.tree)
+                scopes = pay_scopes(source, with_fixes, summary, rules, limits.Budget())
             try:
-                findings = lint_planned(source, plan, summary, rules, budget=limits.Budget())
+                findings = lint_planned(source, plan, summary, rules, budget=limits.Budget(), scopes=scopes)
             except AnalysisError as error:  # the parts that could be analysed still count
                 findings = error.findings
                 reasons.append(str(error))

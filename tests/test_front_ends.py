@@ -116,3 +116,19 @@ def test_a_full_code_in_flake8s_select_turns_a_rule_on_as_the_commands_does(proj
     flake8 = _run([sys.executable, "-m", "flake8", "--select", "TCP", "--extend-select", "TCP004", "train.py"], folder)
     command = _run([sys.executable, "-m", "flake8_tensorcopy", "--extend-select", "TCP004", "train.py"], folder)
     assert _findings(flake8.stdout) == _findings(command.stdout) == CASES["defaults"][2]
+
+
+@pytest.mark.slow
+def test_the_size_limit_cuts_at_the_same_place(tmp_path):
+    """Past the analysis budget (limits.MAX_ANALYSED_TOKENS) flake8, which parses single
+    statements where it can, stops where the command, which parses whole functions, stops:
+    the same findings, and the same parts named as not analysed."""
+    function = ("def f{}(w: torch.Tensor, t: torch.Tensor):\n    a = 1\n    w.data.add_(a)\n"
+                "    c = t.clone().detach()\n    return c * 2\n\n\n")
+    (tmp_path / "gen.py").write_text("import torch\n\n\n" + "".join(function.format(n) for n in range(2_000)))
+    flake8 = _run([sys.executable, "-m", "flake8", "-v", "--select", "TCP", "gen.py"], tmp_path)
+    command = _run([sys.executable, "-m", "flake8_tensorcopy", "gen.py"], tmp_path)
+    assert command.returncode == 2 and flake8.returncode == 1
+    assert _findings(flake8.stdout) == _findings(command.stdout) != []
+    cut = command.stderr.split("not analysed: ", 1)[1].splitlines()[0]
+    assert "over the analysis budget" in cut and f"skipped part of gen.py: {cut}" in flake8.stderr
