@@ -62,7 +62,8 @@ def write(results: dict, page: Path = RESULTS_PAGE) -> None:
 
 def _row(label: str, values: dict, unit: str, ratio: float, target: dict | None) -> str:
     verdict = "(info)" if target is None else f"<= {target['target']:.2f}: {'met' if target['pass'] else 'not met'}"
-    return f"| {label} | {_amount(values['without'], unit)} | {_amount(values['with'], unit)} | {ratio:.3f} | {verdict} |"
+    without, with_ = _amount(values["without"], unit), _amount(values["with"], unit)
+    return f"| {label} | {without} | {with_} | {ratio:.3f} | {verdict} |"
 
 
 def _amount(value: float, unit: str) -> str:

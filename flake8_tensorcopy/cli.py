@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "--no-unsafe-fixes overrides unsafe-fixes = true in the configuration")
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff instead of writing them")
-    parser.add_argument("--explain", metavar="RULE", help="print the reference page of a rule (TCP003 or deepcopy-tensor) and exit")
+    parser.add_argument("--explain", metavar="RULE",
+                        help="print the reference page of a rule, by code or name (TCP003, deepcopy-tensor), and exit")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     parser.add_argument("--statistics", action="store_true",
                         help="after the findings, print how many there are of each code (flake8's format)")

@@ -243,7 +243,8 @@ def pay_scopes(source: str, plan_with_fixes: prefilter.Plan, summary: ModuleSumm
     """``budget`` spent on the parts of ``plan_with_fixes`` in the order ``lint_planned``
     spends it (see :class:`PaidScopes`)."""
     scopes, parts, refusal, module_level_paid = [], [], "", False
-    for where, chunk, _, _, _, lines in chunks_of(prefilter.normalise_newlines(source), plan_with_fixes, summary, rules):
+    text = prefilter.normalise_newlines(source)
+    for where, chunk, _, _, _, lines in chunks_of(text, plan_with_fixes, summary, rules):
         reason = budget.spend(chunk)
         if lines is None:
             module_level_paid = reason is None

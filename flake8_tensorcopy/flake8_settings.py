@@ -49,10 +49,10 @@ def load(options: argparse.Namespace) -> PluginSettings:
     given = (*(options.select or ()), *(getattr(options, "extend_select", None) or ()))
     named = tuple(code.strip().upper() for code in given if code.strip().upper() in known)
     opt_in = tuple(code for code, enabled_by_default in selection.CODES if not enabled_by_default)
-    isolated = bool(getattr(options, "isolated", False))
+    isolated, paths = bool(getattr(options, "isolated", False)), paths or ["."]
     try:
-        chosen = config.load(paths or ["."], isolated=isolated, overrides=config.Overrides(extend_select=named))
-        extended = config.load(paths or ["."], isolated=isolated, overrides=config.Overrides(extend_select=(*named, *opt_in)))
+        chosen = config.load(paths, isolated=isolated, overrides=config.Overrides(extend_select=named))
+        extended = config.load(paths, isolated=isolated, overrides=config.Overrides(extend_select=(*named, *opt_in)))
     except config.ConfigError as error:
         raise SystemExit(f"flake8-tensorcopy: error: {error}") from None
     return PluginSettings(chosen, extended)

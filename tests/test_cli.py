@@ -180,6 +180,7 @@ def test_unreadable_and_unparsable_files_exit_2_and_the_rest_go_on(project):
     assert len(_rows(result.stdout)) == 4  # risky.py was still linted
 
 
+@pytest.mark.slow
 def test_a_clean_run_says_how_many_files_and_notebooks_it_checked(tmp_path):
     (tmp_path / "clean.py").write_text("x = 1\n")
     notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [],
@@ -199,6 +200,7 @@ def test_bad_usage_exits_2(project):
     assert unknown.returncode == 2 and "no rule 'TCP777'" in unknown.stderr
 
 
+@pytest.mark.slow
 def test_explain_takes_a_rules_name_too(project):
     (rule,) = [rule for rule in ALL_RULES if rule.name == "deepcopy-tensor"]
     result = run("--explain", "Deepcopy-Tensor", cwd=project)

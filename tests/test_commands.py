@@ -99,8 +99,9 @@ def test_command_runs_as_written(block, command, clone, env):
     the hazards they demonstrate); never a traceback or an error of ours."""
     result = _run(command, clone, env)
     output = result.stdout + result.stderr
-    assert result.returncode == 0 or (result.returncode == 1 and "TCP0" in output), f"{block.where}: {command}\n{output}"
-    assert "Traceback" not in output and ": error:" not in output, f"{block.where}: {command}\n{output}"
+    said = f"{block.where}: {command}\n{output}"
+    assert result.returncode == 0 or (result.returncode == 1 and "TCP0" in output), said
+    assert "Traceback" not in output and ": error:" not in output, said
 
 
 @pytest.mark.slow

@@ -26,7 +26,8 @@ if os.environ.get("TENSORCOPY_EMACS_TEST") != "1":
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("TENSORCOPY_EDITOR_ARTIFACTS", ROOT / "build" / "editor-tests"))
-SNIPPET = re.search(r"^Emacs .*?```elisp\n(.*?)```", (ROOT / "docs" / "editors.md").read_text(), re.MULTILINE | re.DOTALL)
+EDITORS_PAGE = (ROOT / "docs" / "editors.md").read_text()
+SNIPPET = re.search(r"^Emacs .*?```elisp\n(.*?)```", EDITORS_PAGE, re.MULTILINE | re.DOTALL)
 TRAIN_PY = """\
 import torch
 

@@ -57,7 +57,8 @@ def test_the_package_knows_its_repository_from_its_metadata():
 def test_every_import_of_the_fixtures_is_declared_in_the_test_extra():
     """A fixture runs on real tensors: what it imports beyond the standard library (numpy
     for TCP010) must come with the test extra, on the Pythons that install torch."""
-    declared = {re.match(r"[\w-]+", requirement)[0].lower() for requirement in PYPROJECT["project"]["optional-dependencies"]["test"]}
+    extra = PYPROJECT["project"]["optional-dependencies"]["test"]
+    declared = {re.match(r"[\w-]+", requirement)[0].lower() for requirement in extra}
     for fixture in sorted((ROOT / "fixtures").glob("*.py")):
         tree = ast.parse(fixture.read_text(encoding="utf-8"))
         imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
