@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The editors, for real: the VS Code extension (editors/vscode: its unit tests, its .vsix,
 # and tests/test_vscode.py, code-server in headless Chromium with the .vsix installed), and
-# the README's Emacs snippet in a real Emacs (tests/test_emacs.py, driven through tmux).
+# the Emacs snippet of docs/editors.md in a real Emacs (tests/test_emacs.py, driven through tmux).
 #
 # It installs what it needs by itself: Debian's chromium and chromium-driver, libkrb5-dev
 # for code-server's native modules, emacs-nox, elpa-eglot and tmux; Node 24 (the npm
@@ -100,6 +100,10 @@ step "the extension: npm ci, compile, unit tests, package"
     npm test
     npm run --silent package -- --out "$work/flake8-tensorcopy.vsix"
 )
+version="$(python3 -c 'import json; print(json.load(open("editors/vscode/package.json"))["version"])')"
+mkdir -p dist  # beside the sdist and the wheel (.ci/release.sh), for a release to take
+cp "$work/flake8-tensorcopy.vsix" "dist/flake8-tensorcopy-$version.vsix"
+step "the .vsix: dist/flake8-tensorcopy-$version.vsix"
 
 if [ -n "$apt_test_packages" ]; then
     step "waiting for apt-get install ${test_packages[*]}"

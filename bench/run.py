@@ -31,6 +31,8 @@ Once:
   * editor latency: `flake8 - --stdin-display-name PATH` fed
     torch/nn/modules/module.py, as pylsp runs it (target <= 1.15);
   * peer: TorchFix 0.7.0's flake8 plugin on the torch corpus.
+A run of the default corpora, whole (no --limit, no --corpus), also rewrites
+its section of bench/RESULTS.md (bench/results_page.py).
 Each flavour has its own venv under ~/.cache/flake8-tensorcopy-bench/venvs/,
 all with this python's flake8 version; "with" is rebuilt on every run.
 """
@@ -54,6 +56,7 @@ from corpus_files import (BENCH_CACHE, Corpus, app_corpus_dir, load_corpus,
                           torch_subset, warm_page_cache)
 from flake8_runs import Flake8Failed, Flake8Run, run_flake8
 from process_stats import clean_environment, run_measured
+import results_page
 from report import failed_targets, print_report
 from venvs import Venv, VenvError, fresh_venv_with_package, reusable_venv
 
@@ -228,6 +231,8 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
     results["targets_passed"] = not failed_targets(results)
     print_report(results)
     write_json(Path(args.json), results)
+    if args.limit is None and args.corpus is None:  # a sample is not the benchmark's figure
+        results_page.write(results)
     return 0
 
 

@@ -11,7 +11,7 @@ downloaded from PyPI with `pip download --no-deps` (wheels, else sdists) into
 
 1. lint: every file through the flake8 plugin class exactly as flake8 feeds it
    (flake8's own FileProcessor decodes the file and builds the ast). A finding is
-   counted per code; a file the plugin skips (a limit, see README "When a file cannot
+   counted per code; a file the plugin skips (a limit, see docs/limitations.md, "When a file cannot
    be analysed") is counted with its reason; a "crash" is anything the plugin logs as
    a bug of its own, an exception out of run(), a worker that dies, or a file that
    takes more than --timeout seconds. Must be 0.

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from . import __version__, config, discovery, docs, engine, fixer, noqa, notebook, parallel, selection
+from . import __version__, config, discovery, docs, edits, engine, fixer, noqa, notebook, parallel, selection
 from .analysis.project import choose_cache_folder, no_disk_cache
 from .formats import FORMATS, FileError, Located, statistics
 from .progress import Progress
@@ -54,6 +54,8 @@ class Options:
     unsafe: bool
     diff: bool
     stdin_name: str
+    ends: bool = False  # where each finding ends (JSON, SARIF)
+    edits: bool = False  # each fix's edits (JSON)
 
     @property
     def fixing(self) -> bool:
@@ -104,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "--no-unsafe-fixes overrides unsafe-fixes = true in the configuration")
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff instead of writing them")
-    parser.add_argument("--explain", metavar="CODE", help="print the reference page of a rule and exit")
+    parser.add_argument("--explain", metavar="RULE",
+                        help="print the reference page of a rule, by code or name (TCP003, deepcopy-tensor), and exit")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     parser.add_argument("--statistics", action="store_true",
                         help="after the findings, print how many there are of each code (flake8's format)")
@@ -180,7 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config.ConfigError as error:
         print(f"flake8-tensorcopy: error: {error}", file=sys.stderr)
         return USAGE_ERROR
-    options = Options(list(settings.rules), args.fix, settings.unsafe_fixes, args.diff, args.stdin_display_name)
+    options = Options(list(settings.rules), args.fix, settings.unsafe_fixes, args.diff, args.stdin_display_name,
+                      ends=args.format in ("json", "sarif"), edits=args.format == "json")
 
     done = _process_all(paths, settings, options, args)
     located: list[Located] = []
@@ -211,6 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.write(statistics(located))
     if not args.quiet:
         _summary(options, located, fixed, fixed_files)
+        if not located and not errors:  # else silence would not say whether anything was read
+            notebooks = sum(1 for display, _ in done if display.endswith(".ipynb"))
+            left = " left" if options.fixing else ""
+            print(f"{len(done)} file(s) checked ({notebooks} notebook(s)): no findings{left}.", file=sys.stderr)
     if errors:
         return 2
     return 1 if located else 0
@@ -283,13 +291,14 @@ def _process_portable(item: tuple[str, Path | None, Options]) -> Processed:
     return Processed(outcome, captured.getvalue())
 
 
-def _explain(code: str) -> int:
+def _explain(asked: str) -> int:
+    """The page of the rule whose code or name is ``asked`` (any case)."""
     for rule in ALL_RULES:
-        if rule.code == code.strip().upper():
+        if asked.strip().lower() in (rule.code.lower(), rule.name):
             sys.stdout.write(docs.render(rule))
             return 0
-    known = ", ".join(rule.code for rule in ALL_RULES)
-    print(f"flake8-tensorcopy: error: no rule {code!r} (known: {known})", file=sys.stderr)
+    known = ", ".join(f"{rule.code} ({rule.name})" for rule in ALL_RULES)
+    print(f"flake8-tensorcopy: error: no rule {asked!r} (known: {known})", file=sys.stderr)
     return USAGE_ERROR
 
 
@@ -341,7 +350,7 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     except Exception as error:  # a bug of ours must not stop the other files
         outcome.error = FileError(display, _bug(error, " while linting"))
         return unfixed()
-    outcome.findings = findings
+    outcome.findings = findings = _with_edits(source, findings, options, display)
     if not options.fixing or not any(f.fixable for f in findings):
         return unfixed()
 
@@ -410,7 +419,8 @@ def process_notebook(display: str, path: Path | None, data: bytes, options: Opti
         outcome.error = FileError(display, f"cannot read it as a notebook: {error}")
         return unfixed()
     try:
-        outcome.findings = _in_cells(book, _lint(display, book.module, options))
+        outcome.findings = _in_cells(book, _with_edits(book.module, _lint(display, book.module, options), options,
+                                                       display, keep_lines_with=notebook.MARK))
     except engine.AnalysisError as error:
         outcome.findings = _in_cells(book, _located(display, book.module, error.findings, options))
         outcome.error = FileError(display, f"cannot analyse it: {book.locate_in_message(str(error))}")
@@ -451,14 +461,32 @@ def _in_cells(book: notebook.Notebook, located: Sequence[Located]) -> list[Locat
     told = []
     for item in located:
         cell, row = book.locate(item.finding.line)
-        told.append(dataclasses.replace(item, finding=dataclasses.replace(item.finding, line=row), cell=cell))
+        finding = dataclasses.replace(item.finding, line=row, end_line=None if item.finding.end_line is None else (
+            item.finding.end_line - item.finding.line + row))  # a finding never spans cells
+        told.append(dataclasses.replace(item, finding=finding, cell=cell, edits=tuple(
+            dataclasses.replace(edit, line=at[1], end_line=edit.end_line - edit.line + at[1], cell=at[0])
+            for edit in item.edits for at in [book.locate(edit.line)])))
     return told
 
 
 def _lint(display: str, source: str, options: Options) -> list[Located]:
     if noqa.Silencer(source).file_is_silenced():
         return []
-    return _located(display, source, engine.lint_source(source, rules=options.rules, path=display), options)
+    return _located(display, source, engine.lint_source(source, rules=options.rules, path=display, ends=options.ends),
+                    options)
+
+
+def _with_edits(source: str, located: Sequence[Located], options: Options, display: str,
+                keep_lines_with: str = "") -> list[Located]:
+    """``located`` with the edits of each one's fix, for the JSON format."""
+    if not options.edits:
+        return list(located)
+    return [
+        dataclasses.replace(item, edits=tuple(edits.finding_edits(
+            source, item.finding, options.rules, keep_lines_with=keep_lines_with, path=display)))
+        if item.finding.fix is not None else item
+        for item in located
+    ]
 
 
 def _located(display: str, source: str, findings: Sequence[engine.Finding], options: Options) -> list[Located]:

@@ -23,12 +23,14 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flake8 import defaults
 
 from . import selection
-from .rule import Rule
-from .rules import ALL_RULES
+
+if TYPE_CHECKING:
+    from .rule import Rule  # it imports LibCST
 
 TABLE = "flake8-tensorcopy"
 PYPROJECT = "pyproject.toml"
@@ -78,19 +80,33 @@ class Overrides:
 @dataclass(frozen=True)
 class Settings:
     source: Path | None  # the configuration file read; None: the defaults
-    rules: tuple[type[Rule], ...]
+    codes: tuple[str, ...]  # of the rules chosen, in code order
     exclude: tuple[Pattern, ...]
     per_file_ignores: tuple[tuple[Pattern, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
 
+    @property
+    def rules(self) -> tuple[type[Rule], ...]:
+        return _rules(self.codes)
+
+    def codes_for(self, path: str) -> tuple[str, ...]:
+        """The codes that run on ``path``: :attr:`codes` less its per-file ignores."""
+        ignored = tuple(code for pattern, codes in self.per_file_ignores if pattern.matches(path) for code in codes)
+        return tuple(code for code in self.codes if not code.startswith(ignored))
+
     def rules_for(self, path: str) -> list[type[Rule]]:
         """The rules that run on ``path``: :attr:`rules` less its per-file ignores."""
-        ignored = [code for pattern, codes in self.per_file_ignores if pattern.matches(path) for code in codes]
-        return [rule for rule in self.rules if not rule.code.startswith(tuple(ignored))]
+        return list(_rules(self.codes_for(path)))
 
     def excluded(self, path: str) -> bool:
         return any(pattern.matches(path) for pattern in self.exclude)
+
+
+def _rules(codes: tuple[str, ...]) -> tuple[type[Rule], ...]:
+    from .rules import ALL_RULES  # the rule modules import LibCST: the flake8 plugin asks for codes
+
+    return tuple(rule for rule in ALL_RULES if rule.code in codes)
 
 
 @dataclass
@@ -139,7 +155,7 @@ def load(
     booleans = values.booleans
     return Settings(
         source=values.source,
-        rules=selection.resolve([values.layer, cli_layer]),
+        codes=selection.resolve([values.layer, cli_layer]),
         exclude=exclude + values.extend_exclude + anchored(overrides.extend_exclude),
         per_file_ignores=values.per_file_ignores,
         unsafe_fixes=_first(overrides.unsafe_fixes, booleans.get("unsafe-fixes"), False),
@@ -240,7 +256,8 @@ def _codes(value: object, fail) -> tuple[str, ...]:
         raise fail(str(error)) from None
     for code in codes:
         if not selection.matches_a_rule(code):
-            raise fail(f"{code!r} matches no rule (the codes are {ALL_RULES[0].code} to {ALL_RULES[-1].code})")
+            first, last = selection.CODES[0][0], selection.CODES[-1][0]
+            raise fail(f"{code!r} matches no rule (the codes are {first} to {last})")
     return codes
 
 

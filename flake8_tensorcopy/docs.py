@@ -9,12 +9,10 @@ in the rule's docs) is rendered from ``_accuracy.py``, which
 
 from __future__ import annotations
 
-import functools
-import os
 import sys
 from pathlib import Path
 
-from . import __version__, _accuracy
+from . import _accuracy, metadata
 from .rule import Rule
 from .rules import ALL_RULES
 
@@ -60,39 +58,10 @@ def page_path(root: Path, rule: type[Rule]) -> Path:
     return root / "rules" / f"{rule.code}.md"
 
 
-CHECKOUT = Path(__file__).resolve().parent.parent
-
-
-@functools.cache
 def page_url(rule: type[Rule]) -> str | None:
-    """A link to the rule's page (the language server's ``codeDescription``).
-
-    The project names no public repository yet (pyproject has no ``[project.urls]``), so
-    this is the page in the checkout the package runs from, or, from an installed wheel
-    (which carries no ``rules/``), the same page rendered into the user's cache folder.
-    None only where neither can be had. Once a repository URL exists, link there.
-    """
-    page = page_path(CHECKOUT, rule)
-    if not page.is_file():
-        page = _cached_page(rule)
-    return page.as_uri() if page is not None else None
-
-
-def _cached_page(rule: type[Rule]) -> Path | None:
-    """``render(rule)`` in ``$XDG_CACHE_HOME/flake8-tensorcopy/<version>/rules/``, written
-    atomically (servers of several editors may write it at once)."""
-    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "flake8-tensorcopy", __version__, "rules")
-    page = folder / f"{rule.code}.md"
-    text = render(rule)
-    try:
-        if not page.is_file() or page.read_text(encoding="utf-8") != text:
-            folder.mkdir(parents=True, exist_ok=True)
-            scratch = folder / f".{rule.code}.{os.getpid()}.tmp"
-            scratch.write_text(text, encoding="utf-8")
-            os.replace(scratch, page)
-    except OSError:  # a read-only home: no link, the hover still shows the page
-        return None
-    return page
+    """A link to the rule's page in the repository (the language server's
+    ``codeDescription``, SARIF's ``helpUri``); None where no repository URL is known."""
+    return metadata.rule_page_url(rule.code)
 
 
 TRIGGER_TABLE = Path(__file__).with_name("_triggers.py")

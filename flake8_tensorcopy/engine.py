@@ -7,6 +7,7 @@ parses or walks code.
 from __future__ import annotations
 
 import ast
+import bisect
 import contextlib
 import gc
 import sys
@@ -171,11 +172,14 @@ def lint_planned(
     budget: limits.Budget | None = None,
     ends: bool = False,
     chunk_linter: ChunkLinter | None = None,
+    scopes: PaidScopes | None = None,
 ) -> list[Finding]:
     """Findings in the parts of ``source`` that ``plan`` names (see ``prefilter``).
 
     Each part is analysed on its own, while ``budget`` lasts: a part that cannot be
     analysed, or that the budget cannot pay for, is skipped and the others still are.
+    With ``scopes``, what the budget paid for was decided beforehand, scope by scope
+    (:func:`pay_scopes`), and ``budget`` is not used.
     Raises :class:`AnalysisError` naming the skipped parts, with the others' findings.
     """
     source = prefilter.normalise_newlines(source)
@@ -185,8 +189,11 @@ def lint_planned(
     findings: set[Finding] = set()
     skipped, unpaid, refusal = [], [], ""
     parsed = False
-    for where, chunk, offset, scope, chunk_rules, _ in chunks_of(source, plan, summary, rules):
-        if budget is not None and (reason := budget.spend(chunk)):
+    for where, chunk, offset, scope, chunk_rules, lines in chunks_of(source, plan, summary, rules):
+        if scopes is not None:
+            if not scopes.pays(lines):
+                continue
+        elif budget is not None and (reason := budget.spend(chunk)):
             unpaid.append(where)
             refusal = reason
             continue
@@ -199,12 +206,54 @@ def lint_planned(
             skipped.append(f"{where}: {error}")
     if parsed:
         memory.release_freed()  # the trees are gone: their pages need not outlive this file
+    if scopes is not None:
+        unpaid, refusal = list(scopes.unpaid_parts), scopes.refusal
     if unpaid:  # one entry, however many parts: the log line stays readable
         parts = unpaid[0] if len(unpaid) == 1 else f"{len(unpaid):,} parts ({unpaid[0]} ... {unpaid[-1]})"
         skipped.append(f"{parts}: {refusal}")
     if skipped:
         raise AnalysisError("; ".join(skipped), sorted(findings))
     return sorted(findings)
+
+
+@dataclass(frozen=True)
+class PaidScopes:
+    """What a budget paid for, scope by scope, as the plan with fixes cuts the file into
+    functions and module-level code. The flake8 plugin parses single statements where it
+    can; charged by the scopes that hold them, it stops analysing where the command, which
+    plans with fixes, stops, and names the same parts."""
+
+    scopes: tuple[tuple[int, int, bool], ...]  # (first, last, paid) of each function, in line order
+    module_level_paid: bool
+    unpaid_parts: tuple[str, ...]
+    refusal: str
+
+    def pays(self, lines: tuple[int, int] | None) -> bool:
+        """Whether the part holding ``lines`` (None: the module-level code) was paid for."""
+        if lines is not None:
+            # The functions of a plan are outermost ones: none holds another.
+            at = bisect.bisect_right(self.scopes, (lines[0], sys.maxsize, True)) - 1
+            if at >= 0 and self.scopes[at][0] <= lines[0] and lines[1] <= self.scopes[at][1]:
+                return self.scopes[at][2]
+        return self.module_level_paid  # a statement outside every function is module-level code
+
+
+def pay_scopes(source: str, plan_with_fixes: prefilter.Plan, summary: ModuleSummary, rules: Sequence[type[Rule]],
+               budget: limits.Budget) -> PaidScopes:
+    """``budget`` spent on the parts of ``plan_with_fixes`` in the order ``lint_planned``
+    spends it (see :class:`PaidScopes`)."""
+    scopes, parts, refusal, module_level_paid = [], [], "", False
+    text = prefilter.normalise_newlines(source)
+    for where, chunk, _, _, _, lines in chunks_of(text, plan_with_fixes, summary, rules):
+        reason = budget.spend(chunk)
+        if lines is None:
+            module_level_paid = reason is None
+        else:
+            scopes.append((*lines, reason is None))
+        if reason:
+            parts.append(where)
+            refusal = reason
+    return PaidScopes(tuple(sorted(scopes)), module_level_paid, tuple(parts), refusal)
 
 
 # (where, its source, its line offset, the qualified name of the scope around it, its

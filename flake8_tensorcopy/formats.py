@@ -1,7 +1,7 @@
 """Output formats of the CLI: text (flake8's), json, github (workflow commands), sarif.
 
 A finding in a notebook carries its cell: its line and column count inside that cell
-(ruff's convention), so each format names the cell as it can (see the README, "Notebooks").
+(ruff's convention), so each format names the cell as it can (see docs/notebooks.md).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath, PureWindowsPath
 
-from . import __version__, docs
+from . import __version__, docs, metadata
+from .edits import Placed
 from .engine import Finding
 from .rules import ALL_RULES
 
-INFORMATION_URI = "https://pypi.org/project/flake8-tensorcopy/"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
@@ -29,6 +29,7 @@ class Located:
     finding: Finding
     fixable: bool  # with the fixes the user allowed (safe, or unsafe too)
     cell: int | None = None  # in a notebook: the cell (1-based among all cells) ``finding.line`` counts in
+    edits: tuple[Placed, ...] = ()  # its fix alone, as edits (asked for by the JSON format only)
 
     @property
     def text(self) -> str:
@@ -62,14 +63,28 @@ def json_format(findings: Sequence[Located], errors: Sequence[FileError]) -> str
             **({} if f.cell is None else {"cell": f.cell}),
             "line": f.finding.line,
             "column": f.finding.col + 1,
+            **_end(f.finding),
             "code": f.finding.code,
             "message": f.text,
             "fix": None if fix is None else {
                 "applicability": "safe" if fix.safe else "unsafe",
                 "description": fix.description,
+                # Empty where the fix applies only with the others (`--fix`), not on its own.
+                "edits": [{
+                    **({} if edit.cell is None else {"cell": edit.cell}),
+                    "line": edit.line, "column": edit.col + 1, "end_line": edit.end_line,
+                    "end_column": edit.end_col + 1, "content": edit.new_text,
+                } for edit in f.edits],
             },
         })
     return json.dumps(items, indent=2) + "\n"
+
+
+def _end(finding: Finding) -> dict[str, int]:
+    """Where the flagged expression ends (1-based column, as ``column``), when known."""
+    if finding.end_line is None or finding.end_col is None:
+        return {}
+    return {"end_line": finding.end_line, "end_column": finding.end_col + 1}
 
 
 def _escape_data(value: str) -> str:
@@ -130,6 +145,7 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
             "shortDescription": {"text": f"{rule.code} {rule.message}"},
             "fullDescription": {"text": rule.docs.what},
             "help": {"text": docs.render(rule), "markdown": docs.render(rule)},
+            **({"helpUri": url} if (url := docs.page_url(rule)) else {}),
             "defaultConfiguration": {"level": "warning", "enabled": rule.enabled_by_default},
             "properties": {"fixSafety": rule.docs.fix_safety},
         }
@@ -144,11 +160,13 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": {"uri": _uri(f.path)},
-                    "region": {"startLine": f.finding.line, "startColumn": f.finding.col + 1},
+                    "region": {"startLine": f.finding.line, "startColumn": f.finding.col + 1,
+                               **({} if f.finding.end_line is None else {
+                                   "endLine": f.finding.end_line, "endColumn": f.finding.end_col + 1})},
                 }
             }],
         }
-        if f.cell is not None:  # the region counts in this cell (see the README, "Notebooks")
+        if f.cell is not None:  # the region counts in this cell (see docs/notebooks.md)
             location = result["locations"][0]
             location["logicalLocations"] = [{"name": f"cell {f.cell}", "kind": "module"}]
             location["properties"] = {"cell": f.cell}
@@ -176,7 +194,7 @@ def sarif(findings: Sequence[Located], errors: Sequence[FileError]) -> str:
                 "name": "flake8-tensorcopy",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
+                **({"informationUri": url} if (url := metadata.repository_url()) else {}),
                 "rules": rules,
             }},
             # Our columns count code points, not SARIF's default UTF-16 code units.

@@ -13,7 +13,7 @@ import ast
 import logging
 from collections.abc import Iterator
 
-from . import __version__, limits, prefilter
+from . import __version__, flake8_settings, limits, prefilter
 from ._triggers import RULE_TRIGGERS
 from .analysis.project import no_disk_cache
 from .analysis.summary import ModuleSummary
@@ -26,6 +26,10 @@ class TensorCopyChecker:
     name = "flake8-tensorcopy"
     version = __version__
     triggers = tuple(spec for spec in RULE_TRIGGERS if spec.enabled_by_default)
+    # What the table and flake8's options choose (flake8_settings.py); set by parse_options,
+    # on the class, as flake8's workers are forked (or parse the options again). None: the
+    # checker runs outside flake8's option parsing, with the rules on by default.
+    settings: flake8_settings.PluginSettings | None = None
 
     def __init__(self, tree: ast.Module, lines: list[str], filename: str = "-") -> None:
         self.tree = tree
@@ -44,6 +48,14 @@ class TensorCopyChecker:
     def parse_options(cls, options) -> None:
         if getattr(options, "tensorcopy_no_cache", False):
             no_disk_cache()
+        TensorCopyChecker.settings = flake8_settings.load(options)
+
+    def _triggers(self) -> tuple:
+        """This file's triggers: the rules the settings choose for it."""
+        if self.settings is None:
+            return self.triggers
+        codes = self.settings.codes_for(self.filename)
+        return tuple(spec for spec in RULE_TRIGGERS if spec.code in codes)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
@@ -68,15 +80,25 @@ class TensorCopyChecker:
             summary.forget_facts()  # freed now, not by the cycle collector under later files' peak
 
     def _findings_of(self, source: str, summary: ModuleSummary) -> list:
-        plan = prefilter.plan(source, self.triggers, summary, fixes=False)  # flake8 shows no fixes
+        triggers = self._triggers()
+        if not triggers:
+            return []
+        plan = prefilter.plan(source, triggers, summary, fixes=False)  # flake8 shows no fixes
         reasons = list(plan.skipped)
         findings = []
         if plan.needs_parse:
-            from .engine import AnalysisError, lint_planned, rules_for  # imports LibCST: only when needed
+            from .engine import AnalysisError, lint_planned, pay_scopes, rules_for  # imports LibCST: only when needed
 
-            rules = rules_for(spec.code for spec in self.triggers)
+            rules = rules_for(spec.code for spec in triggers)
+            scopes = None
+            # A file the budget may not pay for whole (each token is a character at least) is
+            # cut where the command cuts it: the budget is spent on the parts its plan, with
+            # fixes, parses, and the statements parsed alone here follow their scope.
+            if plan.statements and len(source) > limits.MAX_ANALYSED_TOKENS and limits.Budget().spend(source):
+                with_fixes = prefilter.as_with_fixes(plan, prefilter.normalise_newlines(source), summary.tree)
+                scopes = pay_scopes(source, with_fixes, summary, rules, limits.Budget())
             try:
-                findings = lint_planned(source, plan, summary, rules, budget=limits.Budget())
+                findings = lint_planned(source, plan, summary, rules, budget=limits.Budget(), scopes=scopes)
             except AnalysisError as error:  # the parts that could be analysed still count
                 findings = error.findings
                 reasons.append(str(error))
@@ -94,6 +116,12 @@ class _OptInChecker(TensorCopyChecker):
 
     off_by_default = True
     add_options = parse_options = None  # the main checker's options serve every code
+
+    def _triggers(self) -> tuple:
+        """Its rule, unless the main checker runs it already or the table drops it here."""
+        if self.settings is None or self.settings.runs_opt_in(self.triggers[0].code, self.filename):
+            return self.triggers
+        return ()
 
 
 def _opt_in(code: str) -> type[_OptInChecker]:

@@ -210,6 +210,8 @@ class Plan:
     ``codes`` need, each parsed alone for them (see ``Gate.statements``; never when
     fixes are wanted).
     ``skipped``: why parts that could hold a finding are not parsed (see ``limits``).
+    ``statement_scopes``: the functions whose statements are parsed alone (a plan with
+    fixes parses them whole); ``module_statements``: some are module-level code.
     """
 
     whole_file: bool
@@ -217,6 +219,8 @@ class Plan:
     module_level: tuple[tuple[int, int, str], ...] | None = None
     statements: tuple[tuple[int, int, frozenset[str]], ...] = ()
     skipped: tuple[str, ...] = ()
+    statement_scopes: tuple[tuple[int, int], ...] = ()
+    module_statements: bool = False
 
     @property
     def needs_parse(self) -> bool:
@@ -249,6 +253,8 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
     lines = source.split("\n")
     facts: dict[int, FunctionFacts] = {}  # id(scope) -> facts, shared by the gates
     module_level = False
+    statement_scopes: set[tuple[int, int]] = set()
+    module_statements = False
     for code, gate, (primary, *secondary) in triggered:
         yielding.checkpoint()  # a language server's pull goes first (see ``yielding``)
         callees = gate.spellings(imports) if gate else None
@@ -271,6 +277,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
                 else:
                     judged.add(id(tree))
                     _add_statements(statements, verdict, code)
+                    module_statements = module_statements or bool(verdict)
                 continue
             span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
@@ -280,6 +287,8 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
                     # The gate judged this scope only, not the functions nested in it.
                     judged.add(id(function))
                     _add_statements(statements, verdict, code)
+                    if verdict:
+                        statement_scopes.add(span)
                     continue
                 functions[span] = function
             # Chosen, or a secondary trigger is missing from all of its text: done with it.
@@ -298,7 +307,21 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
         if reason:
             skipped.append(f"module-level code: {reason}")
     alone = _statements_alone(statements, spans, module_level, locator, index, skipped)
-    return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, statements=alone, skipped=tuple(skipped))
+    return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, statements=alone, skipped=tuple(skipped),
+                statement_scopes=tuple(sorted(statement_scopes)), module_statements=module_statements)
+
+
+def as_with_fixes(planned: Plan, source: str, tree: ast.Module) -> Plan:
+    """The plan that ``plan(..., fixes=True)`` makes of the same file, from one made without
+    fixes: the functions (and module-level code) whose statements it parses alone are parsed
+    whole. What a budget is charged by, whichever way the file is parsed."""
+    if not planned.statements:
+        return planned
+    spans = _outermost(set(planned.spans) | set(planned.statement_scopes))
+    module_level = planned.module_level
+    if module_level is None and planned.module_statements:
+        module_level, _ = _module_level(source, tree, _LineIndex(blank_comments_and_strings(source)))
+    return Plan(whole_file=False, spans=spans, module_level=module_level, skipped=planned.skipped)
 
 
 def _verdict(gate: Gate, cache: dict[int, FunctionFacts], scope: ast.AST, summary: ModuleSummary, fixes: bool,

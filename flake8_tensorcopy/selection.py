@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 from flake8 import defaults
 
-from .rule import Rule
-from .rules import ALL_RULES
+from ._triggers import RULE_TRIGGERS
 
 _VALID_PREFIX = re.compile(defaults.VALID_CODE_PREFIX.pattern)
+# Every rule's code and whether it is on by default, in code order: plain data, so that the
+# flake8 plugin chooses its rules before anything imports LibCST.
+CODES = tuple((spec.code, spec.enabled_by_default) for spec in RULE_TRIGGERS)
 
 
 @dataclass(frozen=True)
@@ -43,30 +45,30 @@ def parse_codes(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(codes)
 
 
-def resolve(layers: Sequence[Layer]) -> tuple[type[Rule], ...]:
-    """The rules chosen by ``layers`` (the first is applied first), in code order."""
-    enabled = {rule.code for rule in ALL_RULES if rule.enabled_by_default}
+def resolve(layers: Sequence[Layer]) -> tuple[str, ...]:
+    """The codes of the rules chosen by ``layers`` (the first is applied first), in order."""
+    enabled = {code for code, on in CODES if on}
     for layer in layers:
-        verdicts = {rule.code: _verdict(rule, layer) for rule in ALL_RULES}
+        verdicts = {code: _verdict(code, on, layer) for code, on in CODES}
         chosen = {code for code, verdict in verdicts.items() if verdict is True}
         if layer.select is not None:
             enabled = chosen
         else:
             enabled = (enabled | chosen) - {code for code, verdict in verdicts.items() if verdict is False}
-    return tuple(rule for rule in ALL_RULES if rule.code in enabled)
+    return tuple(code for code, _ in CODES if code in enabled)
 
 
-def _verdict(rule: type[Rule], layer: Layer) -> bool | None:
-    """True: ``layer`` selects ``rule``; False: it ignores it; None: it does not name it."""
+def _verdict(code: str, enabled_by_default: bool, layer: Layer) -> bool | None:
+    """True: ``layer`` selects the rule; False: it ignores it; None: it does not name it."""
     chosen = (*(layer.select or ()), *layer.extend_select)
-    selected = max((len(p) for p in chosen if rule.code.startswith(p)), default=-1)
-    if not rule.enabled_by_default and rule.code not in chosen:
+    selected = max((len(p) for p in chosen if code.startswith(p)), default=-1)
+    if not enabled_by_default and code not in chosen:
         selected = -1
-    ignored = max((len(p) for p in layer.ignore if rule.code.startswith(p)), default=-1)
+    ignored = max((len(p) for p in layer.ignore if code.startswith(p)), default=-1)
     if selected < 0 and ignored < 0:
         return None
     return selected > ignored
 
 
 def matches_a_rule(prefix: str) -> bool:
-    return any(rule.code.startswith(prefix) for rule in ALL_RULES)
+    return any(code.startswith(prefix) for code, _ in CODES)

@@ -256,16 +256,16 @@ def test_sarif_file_input_names_the_file(workspace, action):
     assert not (workspace / INPUTS["sarif-file"]["default"]).exists()
 
 
-def test_readme_examples_use_only_the_actions_inputs():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_documented_examples_use_only_the_actions_inputs():
+    pages = "".join((ROOT / page).read_text(encoding="utf-8") for page in ("README.md", "docs/ci.md"))
     steps = []
-    for block in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL):
+    for block in re.findall(r"```yaml\n(.*?)```", pages, re.DOTALL):
         document = yaml.safe_load(textwrap.dedent(block))
         if isinstance(document, dict):  # a workflow (its jobs' steps) or a pre-commit config
             document = [step for job in document.get("jobs", {}).values() for step in job["steps"]]
         steps += [step for step in document if isinstance(step, dict) and "uses" in step]
     ours = [step for step in steps if step["uses"].split("@")[0].endswith("/flake8-tensorcopy")]
-    assert len(ours) == 2, "the README shows the action for annotations and for SARIF"
+    assert len(ours) == 3, "the README shows the action for annotations, docs/ci.md for annotations and SARIF"
     for step in ours:
         assert set(step.get("with", {})) <= set(INPUTS), step
     uploads = [step for step in steps if step["uses"].startswith("github/codeql-action/upload-sarif@")]

@@ -20,7 +20,7 @@ from bench_modules import import_bench_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
-BENCH_MODULES = ("corpus_files", "flake8_runs", "process_stats", "report", "run")
+BENCH_MODULES = ("corpus_files", "flake8_runs", "process_stats", "report", "results_page", "run")
 
 
 _BENCH = import_bench_modules(BENCH, BENCH_MODULES)
@@ -28,6 +28,7 @@ bench_corpus = _BENCH["corpus_files"]
 bench_runs = _BENCH["flake8_runs"]
 bench_stats = _BENCH["process_stats"]
 bench_report = _BENCH["report"]
+bench_results_page = _BENCH["results_page"]
 bench_run = _BENCH["run"]
 
 TORCH_LIKE = (
@@ -378,6 +379,27 @@ def test_a_saved_run_without_the_in_run_share_still_prints(app_like, torch_like,
         del corpus["whole_tree"]["in_run"]
     bench_report.print_report(results)
     assert "CPU inside 'with'" not in capsys.readouterr().out
+
+
+def test_a_run_rewrites_only_its_section_of_the_results_page(app_like, torch_like, tmp_path):
+    results = fake_results(app_like, torch_like)
+    results.update(command="python3 bench/run.py --pairs 3", started_at="2026-11-28T05:00:00+0000")
+    page = tmp_path / "RESULTS.md"
+    other = "## bench/server_soak.py\n\n| file | median |\n|---|---|\n| a | 26 ms |\n"
+    page.write_text(f"# Results\n\n{bench_results_page.SECTION_START}\nold\n{bench_results_page.SECTION_END}\n\n{other}")
+    bench_results_page.write(results, page)
+    text = page.read_text()
+    assert text.startswith("# Results\n\n" + bench_results_page.SECTION_START) and text.endswith(other)
+    assert "old" not in text and "Run 2026-11-28T05:00:00+0000: `python3 bench/run.py --pairs 3`." in text
+    rows = [line for line in text.splitlines() if line.startswith("| application code")]
+    assert rows[0] == "| application code: whole tree, median of 3 pairs | 72.0 s | 88.0 s | 1.222 | <= 1.10: not met |"
+    assert rows[-1].endswith("| <= 1.20: not met |")
+    assert bench_results_page.section(results) in text
+
+
+def test_the_committed_results_page_has_the_runs_section():
+    text = bench_results_page.RESULTS_PAGE.read_text(encoding="utf-8")
+    assert text.count(bench_results_page.SECTION_START) == 1 and text.count(bench_results_page.SECTION_END) == 1
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from flake8_tensorcopy import __version__, docs
+from flake8_tensorcopy import __version__, docs, metadata
 from flake8_tensorcopy.rules import ALL_RULES
 
 pytestmark = pytest.mark.compat
@@ -190,12 +190,31 @@ def test_unreadable_and_unparsable_files_exit_2_and_the_rest_go_on(project):
 
 
 @pytest.mark.slow
+def test_a_clean_run_says_how_many_files_and_notebooks_it_checked(tmp_path):
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [],
+                           "source": ["y = 2"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "clean.ipynb").write_text(json.dumps(notebook))
+    result = run(".", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr == "2 file(s) checked (1 notebook(s)): no findings.\n"
+    assert run("--quiet", ".", cwd=tmp_path).stderr == ""
+
+
+@pytest.mark.slow
 def test_bad_usage_exits_2(project):
     assert run("--select", "TCP!", "risky.py", cwd=project).returncode == 2
     assert run("--format", "xml", "risky.py", cwd=project).returncode == 2
     assert run("--no-such-option", cwd=project).returncode == 2
     unknown = run("--explain", "TCP777", cwd=project)
     assert unknown.returncode == 2 and "no rule 'TCP777'" in unknown.stderr
+
+
+@pytest.mark.slow
+def test_explain_takes_a_rules_name_too(project):
+    (rule,) = [rule for rule in ALL_RULES if rule.name == "deepcopy-tensor"]
+    result = run("--explain", "Deepcopy-Tensor", cwd=project)
+    assert result.returncode == 0 and result.stdout == docs.render(rule), result.stderr
 
 
 @pytest.mark.slow
@@ -268,6 +287,14 @@ def test_json_format(project):
     ]
     assert items[0]["path"] == "risky.py" and items[0]["message"].startswith("in-place write through .data")
     assert [i["fix"] and i["fix"]["applicability"] for i in items] == ["safe", "unsafe", None, "safe"]
+    assert [(i["end_line"], i["end_column"]) for i in items] == [(6, 19), (7, 25), (9, 14), (10, 33)]
+    # Each fix's edits alone give the code its quick fix gives: TCP002's, the swap.
+    (swap,) = items[3]["fix"]["edits"]
+    lines = RISKY.splitlines(keepends=True)
+    assert swap["line"] == swap["end_line"] == 10
+    line = lines[9]
+    lines[9] = line[:swap["column"] - 1] + swap["content"] + line[swap["end_column"] - 1:]
+    assert lines[9] == "    return x, w.detach().clone()\n"
 
 
 @pytest.mark.slow
@@ -327,10 +354,11 @@ def test_sarif_is_valid_2_1_0(project):
     (run_,) = log["runs"]
     driver = run_["tool"]["driver"]
     assert driver["name"] == "flake8-tensorcopy" and driver["version"] == __version__
-    assert driver["informationUri"].startswith("https://")
+    assert driver["informationUri"] == metadata.repository_url()
     assert [rule["id"] for rule in driver["rules"]] == [rule.code for rule in ALL_RULES]
     for described, rule in zip(driver["rules"], ALL_RULES):
         assert described["help"]["markdown"] == docs.render(rule)
+        assert described["helpUri"] == f"{metadata.repository_url()}/blob/main/rules/{rule.code}.md"
         assert described["shortDescription"]["text"].startswith(rule.code)
         assert described["defaultConfiguration"]["level"] == "warning"
     results = run_["results"]

@@ -1,10 +1,12 @@
 """Rule pages: one per code, in sync with the rule modules, and their examples honest."""
 
+import email.message
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from flake8_tensorcopy import docs
+from flake8_tensorcopy import docs, metadata
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.rules import ALL_RULES
 
@@ -56,20 +58,17 @@ def test_page_names_an_existing_fixture(rule):
     assert rule.code.lower() in rule.docs.fixture
 
 
-def test_an_installed_wheel_links_the_page_rendered_into_the_cache(tmp_path, monkeypatch):
-    """A wheel carries no rules/: the language server's link is the same page, rendered into
-    the user's cache folder (rewritten when it is stale)."""
-    monkeypatch.setattr(docs, "CHECKOUT", tmp_path / "site-packages")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    docs.page_url.cache_clear()
-    rule = ALL_RULES[2]
+def test_a_rules_link_is_its_page_in_the_repository_of_pyproject(monkeypatch, tmp_path):
+    """Not a file of the machine (a checkout, a cache folder): the same link from a checkout
+    and from an installed wheel, whose metadata carries the repository's URL."""
+    repository = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
+    assert docs.page_url(ALL_RULES[2]) == f"{repository}/blob/main/rules/{ALL_RULES[2].code}.md"
+    monkeypatch.setattr(metadata, "CHECKOUT_PYPROJECT", tmp_path / "site-packages" / "pyproject.toml")
+    installed = email.message.Message()
+    installed["Project-URL"] = f"Repository, {repository}"
+    monkeypatch.setattr(metadata.importlib.metadata, "metadata", {"flake8-tensorcopy": installed}.__getitem__)
+    metadata.repository_url.cache_clear()
     try:
-        url = docs.page_url(rule)
-        page = tmp_path / "cache" / "flake8-tensorcopy" / docs.__version__ / "rules" / f"{rule.code}.md"
-        assert url == page.as_uri() and page.read_text(encoding="utf-8") == docs.render(rule)
-        page.write_text("stale", encoding="utf-8")
-        docs.page_url.cache_clear()
-        assert docs.page_url(rule) == url and page.read_text(encoding="utf-8") == docs.render(rule)
-        assert [p.name for p in page.parent.iterdir()] == [page.name]  # no scratch file left
+        assert docs.page_url(ALL_RULES[2]) == f"{repository}/blob/main/rules/{ALL_RULES[2].code}.md"
     finally:
-        docs.page_url.cache_clear()
+        metadata.repository_url.cache_clear()

@@ -1,4 +1,4 @@
-"""The README's Emacs snippet in a real Emacs: Debian's emacs-nox with its eglot package,
+"""The Emacs snippet of docs/editors.md in a real Emacs: Debian's emacs-nox with its eglot package,
 in a terminal that tmux drives as a person would (keys in, the screen read back). With
 the snippet loaded, `M-x eglot` on a risky train.py starts `flake8-tensorcopy server`,
 the findings are listed by `flymake-show-buffer-diagnostics`, and a quick fix chosen
@@ -28,7 +28,8 @@ if os.environ.get("TENSORCOPY_EMACS_TEST") != "1":
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("TENSORCOPY_EDITOR_ARTIFACTS", ROOT / "build" / "editor-tests"))
-SNIPPET = re.search(r"^Emacs .*?```elisp\n(.*?)```", (ROOT / "README.md").read_text(), re.MULTILINE | re.DOTALL)
+EDITORS_PAGE = (ROOT / "docs" / "editors.md").read_text()
+SNIPPET = re.search(r"^Emacs .*?```elisp\n(.*?)```", EDITORS_PAGE, re.MULTILINE | re.DOTALL)
 TRAIN_PY = """\
 import torch
 
@@ -74,13 +75,13 @@ class Terminal:
 
 @pytest.fixture
 def emacs(tmp_path, request):
-    assert SNIPPET, "the README has no Emacs snippet"
+    assert SNIPPET, "docs/editors.md has no Emacs snippet"
     server_bin = Path(sys.executable).parent
     assert (server_bin / "flake8-tensorcopy").exists(), f"flake8-tensorcopy is not installed in {server_bin}"
     for tool in ("emacs", "tmux"):
         assert shutil.which(tool), f"{tool} is not installed (bash .ci/editors.sh installs it)"
     # -q (no user init file) also skips activating the installed packages, which a user's
-    # start-up does; then the README's snippet is all the set-up there is.
+    # start-up does; then the documented snippet is all the set-up there is.
     (tmp_path / "init.el").write_text("(package-initialize)\n" + SNIPPET.group(1))
     (tmp_path / "train.py").write_text(TRAIN_PY)
     env = {"PATH": f"{server_bin}:/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color", "LANG": "C.UTF-8"}

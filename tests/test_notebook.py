@@ -95,7 +95,8 @@ def test_code_cells_are_one_module_reported_by_cell_and_row(tmp_path):
     write(tmp_path / "alone.ipynb", notebook(TRAINING["cells"][4]))
     alone = json.loads(run("--format", "json", "alone.ipynb", cwd=tmp_path).stdout)
     assert [(i["code"], i["fix"]["applicability"]) for i in alone] == [("TCP001", "unsafe"), ("TCP002", "safe")]
-    assert list(items[0]) == ["path", "cell", "line", "column", "code", "message", "fix"]
+    assert list(items[0]) == ["path", "cell", "line", "column", "end_line", "end_column", "code", "message", "fix"]
+    assert [edit["cell"] for item in items if item["fix"] for edit in item["fix"]["edits"]] == [5, 5]
 
 
 MAGICS = notebook(
@@ -278,7 +279,7 @@ def test_github_and_sarif_name_the_cell(tmp_path):
     log = json.loads(run("--format", "sarif", "train.ipynb", cwd=tmp_path).stdout)
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(log)
     location = log["runs"][0]["results"][2]["locations"][0]
-    assert location["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5}
+    assert location["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 23}
     assert location["logicalLocations"] == [{"name": "cell 5", "kind": "module"}]
     assert location["properties"] == {"cell": 5}
 

@@ -585,7 +585,7 @@ def _table(root: str) -> dict:
 def enabled(root: str) -> bool:
     """Whether the project at ``root`` reads its other modules and its files' callers:
     ``project = true`` in the ``[tool.flake8-tensorcopy]`` table of its ``pyproject.toml``.
-    Off by default, for its CPU on application code (see the README). Every front end asks
+    Off by default, for its CPU on application code (see bench/RESULTS.md). Every front end asks
     here, so a file gets the same answer from each."""
     return _table(root).get("project") is True
 

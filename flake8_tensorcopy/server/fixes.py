@@ -10,25 +10,14 @@ quick fix touches its finding's span (and the import it adds, if any) and nothin
 from __future__ import annotations
 
 import ast
-import difflib
-import os.path
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import chunk_fix, engine, fixer
 from ..analysis import project
-from ..rule import Rule
 from ..bounded import BoundedCache
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace ``text[start:end]`` (code-point offsets) with ``new_text``."""
-
-    start: int
-    end: int
-    new_text: str
+from ..edits import Edit, minimal_edits
+from ..rule import Rule
 
 
 @dataclass(frozen=True)
@@ -92,43 +81,3 @@ def _edits(text: str, fixed: Callable[[], str]) -> FixEdits:
         return FixEdits((), str(error))
     except Exception as error:  # a bug of ours: no edit, and the server lives on
         return FixEdits((), f"internal error ({type(error).__name__}: {error}); please report it")
-
-
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def minimal_edits(old: str, new: str) -> list[Edit]:
-    """Edits that turn ``old`` into ``new``, one per run of changed lines, each trimmed to
-    the characters that differ."""
-    old_lines, new_lines = _LINES.findall(old), _LINES.findall(new)
-    old_starts = _offsets(old_lines)
-    new_starts = _offsets(new_lines)
-    # The lines before the first change and after the last are the same: difflib, quadratic
-    # at worst, compares only the lines between (a fix in one function of a 3,000-line file).
-    head = 0
-    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old_lines), len(new_lines)) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
-        tail += 1
-    edits = []
-    matcher = difflib.SequenceMatcher(None, old_lines[head : len(old_lines) - tail],
-                                      new_lines[head : len(new_lines) - tail], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
-        start, end = old_starts[i1], old_starts[i2]
-        replacement = new[new_starts[j1] : new_starts[j2]]
-        original = old[start:end]
-        prefix = len(os.path.commonprefix([original, replacement]))
-        suffix = len(os.path.commonprefix([original[prefix:][::-1], replacement[prefix:][::-1]]))
-        edits.append(Edit(start + prefix, end - suffix, replacement[prefix : len(replacement) - suffix]))
-    return edits
-
-
-def _offsets(lines: list[str]) -> list[int]:
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    return offsets

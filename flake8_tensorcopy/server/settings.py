@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .. import config
 from ..rule import Rule
+from ..rules import ALL_RULES
 from ..selection import Layer, parse_codes, resolve
 
 SECTION = "flake8-tensorcopy"
@@ -64,7 +65,8 @@ class Settings:
 
 def _rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[type[Rule], ...]:
     """flake8's choice between select and ignore (the CLI's, without a configuration file)."""
-    return resolve([Layer(select=parse_codes(select) or None, ignore=parse_codes(ignore))])
+    codes = resolve([Layer(select=parse_codes(select) or None, ignore=parse_codes(ignore))])
+    return tuple(rule for rule in ALL_RULES if rule.code in codes)
 
 
 def _codes(options: Mapping, key: str) -> tuple[str, ...]:
