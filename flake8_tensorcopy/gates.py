@@ -493,6 +493,7 @@ class DataWriteGate(Gate):
             return None  # a `.data` may be a named tuple's field, or a name holds one: the bindings decide
         if _shows_a_write_context(function):
             return None  # no_grad, an initialiser or a finished step decide the code and the message
+        bound = function.plain_bindings
         writes = []
         for node, _ in function.own_nodes:
             if not _writes_through_data(node, function.imports):
@@ -500,11 +501,26 @@ class DataWriteGate(Gate):
             receivers = _assigned_receivers(node)
             if any(function.could_be_tensor(receiver) for receiver in receivers if not _parameter(receiver)):
                 return None  # flagged only if the scope's bindings show a tensor
+            if any(_binds_other_array(bound.get(name, ()), function.imports) for name in _data_receiver_names(node)):
+                return None  # `m = sp.csr_matrix(...)`: the binding at the write decides
             if not receivers or any(map(_parameter, receivers)) or not isinstance(node, (ast.Assign, ast.AugAssign)):
                 writes.append(node)
             elif isinstance(node, ast.Assign) and any(_through_data(t) and not _is_data(t) for t in node.targets):
                 writes.append(node)  # an item assignment beside it
         return _simple_statements_holding(function, writes)
+
+
+def _data_receiver_names(node: ast.AST) -> set[str]:
+    """The names ``E`` of the ``E.data`` in ``node``."""
+    return {n.value.id for n in ast.walk(node) if isinstance(n, ast.Attribute) and n.attr == "data"
+            and isinstance(n.value, ast.Name)}
+
+
+def _binds_other_array(values, imports: ImportTable) -> bool:
+    """One of ``values`` is a call of scipy or numpy (whose arrays and matrices have a
+    ``.data`` of their own; TCP001's ``_OTHER_ARRAYS``)."""
+    return any(isinstance(value, ast.Call) and (imports.qualify_expression(value.func) or "").startswith(("scipy.", "numpy."))
+               for value in values)
 
 
 def _shows_a_write_context(function: FunctionFacts) -> bool:

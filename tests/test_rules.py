@@ -36,6 +36,8 @@ def test_flagged_example(rule, example, shortcuts):
 @pytest.mark.parametrize("rule, code", CLEAN)
 def test_clean_example(rule, code):
     assert lint_source(code, rules=ALL_RULES, shortcuts=False) == []
+    # The flake8 plugin's plan (no fixes) may parse statements alone: clean there too.
+    assert lint_source(code, rules=ALL_RULES, fixes=False) == []
 
 
 def test_codes_are_distinct_and_well_formed():

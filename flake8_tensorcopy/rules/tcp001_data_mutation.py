@@ -119,7 +119,9 @@ class DataMutation(Rule):
         known_problems="`E.data = v` needs evidence that `E` is a tensor (an inferred tensor, a "
         "`.weight`/`.bias`/`.running_mean` attribute, or a loop variable over `.parameters()`), "
         "so such writes to unannotated tensors can be missed. `self.data`, `args.data` and "
-        'similar are never flagged, nor `.data["key"]` (no tensor takes a string key), nor, in a '
+        'similar are never flagged, nor `.data["key"]` (no tensor takes a string key), nor the `.data` of a name bound to '
+        "what a scipy or numpy function returns (`m = sp.csr_matrix(...)`: a sparse matrix's array of "
+        "values), nor, in a "
         "file that defines a named tuple with a `data` field (TensorRT bindings), a `.data` whose "
         "receiver is not known as a tensor. {accuracy} False findings there include numpy "
         "buffers of caffe blobs, a box list's dict of numpy fields and DGL graph dicts indexed by a "
@@ -177,6 +179,9 @@ class DataMutation(Rule):
         Example("def f(m):\n    m.weight.data = torch.zeros(3)\n", [(2, 5)]),
         Example("def f(model, lr):\n    for p in model.parameters():\n        p.data -= lr * p.grad\n", [(3, 9)]),
         Example("def f(w):\n    w.data[0] = 99\n", [(2, 5)]),
+        # Rebound from a scipy matrix to a tensor before the write: the tensor's `.data`.
+        Example("import scipy.sparse as sp\nimport torch\ndef f(adj):\n    adj = sp.coo_matrix(adj)\n"
+                "    adj = torch.from_numpy(adj.toarray())\n    adj.data[adj.data > 1] = 1\n", [(6, 5)]),
         Example("def f(w):\n    w.data[0].zero_()\n", [(2, 5)]),
         Example("import torch\ndef f(a, b, w):\n    torch.add(a, b, out=w.data)\n", [(3, 5)]),
         Example("import torch.distributed as dist\ndef f(p):\n    dist.all_reduce(p.grad.data)\n", [(3, 5)]),
@@ -215,6 +220,10 @@ class DataMutation(Rule):
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
         "def f(g, feat):\n    g.edges['cites'].data['feat'] = feat\n    g.ndata['h'].data['x'] += 1\n",
+        # A scipy sparse matrix's `.data` is its numpy array of values (issue 45).
+        "import scipy.sparse as sp\ndef f(rows, cols, vals, n, mask):\n    m = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))\n"
+        "    m.data[mask] = 0\n    m.data *= 2\n    m.data[:] = m.data ** 0.5\n    return m\n",
+        "import scipy.sparse as sp\ndef normalise(adj):\n    adj = sp.coo_matrix(adj)\n    adj.data[adj.data > 1] = 1\n    return adj\n",
         # A named tuple's `data` field (TensorRT bindings), in both spellings:
         "from collections import namedtuple\nBinding = namedtuple('Binding', ('name', 'shape', 'data'))\n"
         "def resize(bindings, name, shape):\n    bindings[name].data.resize_(shape)\n",
@@ -238,7 +247,7 @@ class DataMutation(Rule):
             if called[1] != "step":
                 for write in frame.writes:
                     write.backward_follows = True
-        if called and writes_in_place(called[1]) and _through_data(called[0]) and not self._record_field(called[0]):
+        if called and writes_in_place(called[1]) and _through_data(called[0]) and not self._other_data(called[0]):
             fix = None
             if called[1] not in _METADATA_INPLACE:
                 statement = self._expression_statement(node)
@@ -258,12 +267,12 @@ class DataMutation(Rule):
             self._write(node, _own_writer(written), initialises=initialiser_name(written))
             return
         if writes_first_argument(function) and target is not None and _is_data(target) \
-                and not self._record_field(target):
+                and not self._other_data(target):
             init = function.startswith("torch.nn.init.")
             self._write(node, _passed(short, init), self._function_fix(node, function, target), initialises=init)
             return
         out = keyword_argument(node, "out")
-        if out is not None and _is_data(out) and not self._record_field(out):
+        if out is not None and _is_data(out) and not self._other_data(out):
             self._write(node, _OUT)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -273,7 +282,7 @@ class DataMutation(Rule):
                     self._write(node, _ASSIGN)  # no fix: the intent (copy or alias?) is unknown
                     return
             elif isinstance(target.target, cst.Subscript) and _through_data(target.target) \
-                    and not self._record_field(target.target):
+                    and not self._other_data(target.target):
                 fix = None
                 if len(node.targets) == 1:
                     fix = self._statement_fix(node, target.target, "drop .data from the item assignment")
@@ -284,7 +293,7 @@ class DataMutation(Rule):
                 return
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if _through_data(node.target) and not self._record_field(node.target) and (
+        if _through_data(node.target) and not self._other_data(node.target) and (
             not isinstance(node.target, cst.Attribute) or self._evidently_tensor(node.target.value)
         ):
             self._write(node, _INPLACE, self._augmented_fix(node))
@@ -299,7 +308,7 @@ class DataMutation(Rule):
             return None
         positional = [arg.value for arg in node.args if not arg.keyword and not arg.star]
         written = summary.writes_arguments(node.func.value)
-        if any(i < len(positional) and _is_data(positional[i]) and not self._record_field(positional[i]) for i in written):
+        if any(i < len(positional) and _is_data(positional[i]) and not self._other_data(positional[i]) for i in written):
             return node.func.value
         return None
 
@@ -312,7 +321,7 @@ class DataMutation(Rule):
             return None
         binding = self.inference.binding(node.value)
         value = binding.value if binding is not None else None
-        if value is None or not _is_data(value) or self._record_field(value):
+        if value is None or not _is_data(value) or self._other_data(value):
             return None
         return value
 
@@ -455,12 +464,18 @@ class DataMutation(Rule):
         replacement = cst.Expr(value=call, semicolon=node.semicolon)
         return self._statement_fix(node, target, f"augmented assignment to .data -> .{method}()", replacement)
 
-    def _record_field(self, node: cst.BaseExpression) -> bool:
-        """``E.data`` (or an item of it) in a file that defines a named tuple with a ``data``
-        field, and nothing shows that ``E`` is a tensor: most likely that field."""
+    def _other_data(self, node: cst.BaseExpression) -> bool:
+        """``E.data`` (or an item of it) that is not a tensor's: ``E`` is a name bound here to
+        what a scipy or numpy function returns (a sparse matrix's ``.data`` is its array of
+        values), or, in a file that defines a named tuple with a ``data`` field, nothing shows
+        that ``E`` is a tensor (most likely that field)."""
+        receiver = _data_attribute(node).value
+        if isinstance(receiver, cst.Name) and (binding := self.inference.binding(receiver.value)) is not None \
+                and isinstance(binding.value, cst.Call) \
+                and (self.inference.qualify(binding.value.func) or "").startswith(_OTHER_ARRAYS):
+            return True
         summary = self.inference.summary
-        return summary is not None and summary.defines_data_records() \
-            and not self._evidently_tensor(_data_attribute(node).value)
+        return summary is not None and summary.defines_data_records() and not self._evidently_tensor(receiver)
 
     def _evidently_tensor(self, receiver: cst.BaseExpression) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value in PARAMETER_ATTRIBUTES:
@@ -495,6 +510,8 @@ _AUGMENTED_METHODS = {
 }
 
 
+# Libraries whose functions return arrays and matrices with a `.data` of their own.
+_OTHER_ARRAYS = ("scipy.", "numpy.")
 # The code of the writes that the site shows run where no graph is in play (its own rule
 # module holds its page and examples; this one's visitor reports it).
 HARMLESS_HERE = "TCP101"
