@@ -67,7 +67,7 @@ def test_a_state_dict_written_into_is_a_handle_on_the_weights_not_a_snapshot(wri
     assert [(f.line, f.code) for f in lint_source(moved, rules=[rule])] == [(2, "TCP008")]
 
 
-# A write through `.data` in each place TCP001's analysis tells apart (issue 45).
+# A write through `.data` in each place TCP001's analysis tells apart.
 PLACES = '''\
 import torch
 from torch import nn
@@ -124,3 +124,12 @@ def test_tcp101_alone_or_tcp001_alone_splits_the_same_findings():
     both = lint_source(PLACES, rules=[codes["TCP001"], codes["TCP101"]])
     assert lint_source(PLACES, rules=[codes["TCP001"]]) == [f for f in both if f.code == "TCP001"]
     assert lint_source(PLACES, rules=[codes["TCP101"]]) == [f for f in both if f.code == "TCP101"]
+
+
+def test_the_editors_ignore_keeps_only_what_may_hurt():
+    """The language server's settings choose rules as the CLI does: `ignore: ["TCP1"]`."""
+    from flake8_tensorcopy.server.settings import Settings
+
+    rules = Settings.from_client({"flake8-tensorcopy": {"ignore": ["TCP1"]}}).rules
+    assert "TCP101" not in {rule.code for rule in rules}
+    assert [(f.line, f.code) for f in lint_source(PLACES, rules=rules)] == [(19, "TCP001")]

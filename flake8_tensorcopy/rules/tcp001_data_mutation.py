@@ -220,7 +220,7 @@ class DataMutation(Rule):
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
         "def f(g, feat):\n    g.edges['cites'].data['feat'] = feat\n    g.ndata['h'].data['x'] += 1\n",
-        # A scipy sparse matrix's `.data` is its numpy array of values (issue 45).
+        # A scipy sparse matrix's `.data` is its numpy array of values.
         "import scipy.sparse as sp\ndef f(rows, cols, vals, n, mask):\n    m = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))\n"
         "    m.data[mask] = 0\n    m.data *= 2\n    m.data[:] = m.data ** 0.5\n    return m\n",
         "import scipy.sparse as sp\ndef normalise(adj):\n    adj = sp.coo_matrix(adj)\n    adj.data[adj.data > 1] = 1\n    return adj\n",

@@ -226,7 +226,7 @@ class GraphAccumulation(Rule):
         "def f(model, opt, data, criterion):\n    history = []\n    for x, y in data:\n        out = model(x)\n"
         "        loss = criterion(out, y)\n        loss.backward()\n        opt.step()\n"
         "        history.append(criterion(out.detach(), y.detach()))\n",
-        # Also moved to the CPU after the detach (issue 45): `.cpu()` keeps what it is given.
+        # Also moved to the CPU after the detach: `.cpu()` keeps what it is given.
         "def f(model, data, loss_fn):\n    losses = []\n    for x, true in data:\n        pred = model(x)\n"
         "        loss = loss_fn(pred.detach().cpu(), true.detach().cpu())\n        losses.append(loss)\n"
         "    print(sum(losses))\n",
