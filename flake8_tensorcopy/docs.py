@@ -21,8 +21,10 @@ ACCURACY = "{accuracy}"
 
 
 def accuracy_sentence(code: str) -> str:
-    """What the rule found on the labelled corpus (``bench/accuracy/``), as the pages say it."""
-    hazards, found, false, look_alikes = _accuracy.FIGURES[code]
+    """What the rule found on the labelled corpus (``bench/accuracy/``), as the pages say it;
+    a code that another rule reports for (TCP101) is scored as that rule's (TCP001)."""
+    scored = next((rule.analyser().code for rule in ALL_RULES if rule.code == code), code)
+    hazards, found, false, look_alikes = _accuracy.FIGURES[scored]
     falses = "no false finding" if false == 0 else f"{false:,} false finding{'s' if false > 1 else ''}"
     return (
         f"On {_accuracy.REPOSITORIES} repositories of application code ({_accuracy.LINES / 1000:,.0f} k lines, "
@@ -46,6 +48,10 @@ def render(rule: type[Rule]) -> str:
     if docs.known_problems:
         known_problems = docs.known_problems.replace(ACCURACY, accuracy_sentence(rule.code))
         sections.append(f"## Known problems\n\n{known_problems}\n")
+    if docs.harmless:
+        sections.append(f"## When it is harmless\n\n{docs.harmless}\n")
+    if docs.noqa:
+        sections.append(f"## When to `# noqa`\n\n{docs.noqa}\n")
     sections.append(f"## Fix safety\n\n{docs.fix_safety}\n")
     sections.append(
         f"## Proof on real tensors\n\n`{docs.fixture}` shows the hazard and the fix on CPU (and CUDA "

@@ -300,7 +300,9 @@ def analyse_module(
     """Run every rule over ``module`` in one batched traversal; ``summary`` is that of the
     whole file, ``scope`` the qualified name of the scope ``module`` was cut from."""
     context = Context(summary, scope)
-    visitors = [ScopeOpener(context), *(rule(context) for rule in rules), ScopeCloser(context)]
+    context.codes = frozenset(rule.code for rule in rules)
+    analysers = dict.fromkeys(rule.analyser() for rule in rules)  # one visitor for the codes it reports
+    visitors = [ScopeOpener(context), *(analyser(context) for analyser in analysers), ScopeCloser(context)]
     Walker(visitors).walk(module)
     return context.reports
 

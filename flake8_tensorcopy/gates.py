@@ -63,6 +63,7 @@ from .analysis.vocabulary import (
     TensorInfo,
     gives_tensor_for_tensor,
     holds_live_state,
+    initialiser_name,
     is_loss_call,
     over_data,
     tensor_method_info,
@@ -78,7 +79,14 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class Gate:
-    """A rule's necessary condition on one scope, judged on flake8's ``ast``."""
+    """A rule's necessary condition on one scope, judged on flake8's ``ast``. Gates of one
+    class and fields are equal: codes that share a gate share its work (``prefilter.plan``)."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
 
     def admits(self, function: FunctionFacts) -> bool:
         raise NotImplementedError
@@ -483,6 +491,9 @@ class DataWriteGate(Gate):
     def statements(self, function: FunctionFacts) -> list[ast.stmt] | None:
         if function.summary.defines_data_records() or function.writes_data_indirectly:
             return None  # a `.data` may be a named tuple's field, or a name holds one: the bindings decide
+        if _shows_a_write_context(function):
+            return None  # no_grad, an initialiser or a finished step decide the code and the message
+        bound = function.plain_bindings
         writes = []
         for node, _ in function.own_nodes:
             if not _writes_through_data(node, function.imports):
@@ -490,11 +501,42 @@ class DataWriteGate(Gate):
             receivers = _assigned_receivers(node)
             if any(function.could_be_tensor(receiver) for receiver in receivers if not _parameter(receiver)):
                 return None  # flagged only if the scope's bindings show a tensor
+            if any(_binds_other_array(bound.get(name, ()), function.imports) for name in _data_receiver_names(node)):
+                return None  # `m = sp.csr_matrix(...)`: the binding at the write decides
             if not receivers or any(map(_parameter, receivers)) or not isinstance(node, (ast.Assign, ast.AugAssign)):
                 writes.append(node)
             elif isinstance(node, ast.Assign) and any(_through_data(t) and not _is_data(t) for t in node.targets):
                 writes.append(node)  # an item assignment beside it
         return _simple_statements_holding(function, writes)
+
+
+def _data_receiver_names(node: ast.AST) -> set[str]:
+    """The names ``E`` of the ``E.data`` in ``node``."""
+    return {n.value.id for n in ast.walk(node) if isinstance(n, ast.Attribute) and n.attr == "data"
+            and isinstance(n.value, ast.Name)}
+
+
+def _binds_other_array(values, imports: ImportTable) -> bool:
+    """One of ``values`` is a call of scipy or numpy (whose arrays and matrices have a
+    ``.data`` of their own; TCP001's ``_OTHER_ARRAYS``)."""
+    return any(isinstance(value, ast.Call) and (imports.qualify_expression(value.func) or "").startswith(("scipy.", "numpy."))
+               for value in values)
+
+
+def _shows_a_write_context(function: FunctionFacts) -> bool:
+    """Whether the scope may show where its ``.data`` writes run (TCP001 or TCP101, and
+    which message): a decorator, an initialiser's name, a ``with``, a ``.backward()`` or
+    ``.step()``. More than the rule reads: a statement alone must mean "elsewhere"."""
+    scope = function.scope
+    if isinstance(scope, FUNCTION_DEFS) and (scope.decorator_list or initialiser_name(scope.name)):
+        return True
+    return any(
+        isinstance(node, (ast.With, ast.AsyncWith)) or (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and (node.func.attr in TRAINING_METHODS or node.func.attr in BACKWARD_CALLEES)
+        )
+        for node, _ in function.own_nodes
+    )
 
 
 def _simple_statements_holding(function: FunctionFacts, nodes: list[ast.AST]) -> list[ast.stmt] | None:

@@ -238,7 +238,11 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
     parsed instead of their function."""
     source = normalise_newlines(source)
     tree, imports = summary.tree, summary.imports
-    triggered = [(rule.code, rule.gate, rule.patterns(imports)) for rule in rules]
+    # Codes that one analysis reports (TCP001 and TCP101) share their trigger: searched once.
+    shared: dict[tuple, tuple[set[str], TriggerSpec]] = {}
+    for rule in rules:
+        shared.setdefault((rule.triggers, rule.trigger_imports, rule.gate), (set(), rule))[0].add(rule.code)
+    triggered = [(frozenset(codes), rule.gate, rule.patterns(imports)) for codes, rule in shared.values()]
     # Triggers skip comments, so they match the raw text wherever they match the
     # blanked one: most files are done before paying for the blanking.
     triggered = [rule for rule in triggered if all(pattern.search(source) for pattern in rule[2])]
@@ -255,7 +259,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
     module_level = False
     statement_scopes: set[tuple[int, int]] = set()
     module_statements = False
-    for code, gate, (primary, *secondary) in triggered:
+    for codes, gate, (primary, *secondary) in triggered:
         yielding.checkpoint()  # a language server's pull goes first (see ``yielding``)
         callees = gate.spellings(imports) if gate else None
         judged: set[int] = set()  # id() of the scopes this rule's gate refused or cut to statements
@@ -276,7 +280,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
                     module_level = True
                 else:
                     judged.add(id(tree))
-                    _add_statements(statements, verdict, code)
+                    _add_statements(statements, verdict, codes)
                     module_statements = module_statements or bool(verdict)
                 continue
             span = (statement_start(function), function.end_lineno)
@@ -286,7 +290,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
                 if verdict is not True:
                     # The gate judged this scope only, not the functions nested in it.
                     judged.add(id(function))
-                    _add_statements(statements, verdict, code)
+                    _add_statements(statements, verdict, codes)
                     if verdict:
                         statement_scopes.add(span)
                     continue
@@ -338,9 +342,9 @@ def _verdict(gate: Gate, cache: dict[int, FunctionFacts], scope: ast.AST, summar
     return alone
 
 
-def _add_statements(statements: dict[int, tuple[ast.stmt, set[str]]], found: list[ast.stmt], code: str) -> None:
+def _add_statements(statements: dict[int, tuple[ast.stmt, set[str]]], found: list[ast.stmt], codes: frozenset[str]) -> None:
     for statement in found:
-        statements.setdefault(id(statement), (statement, set()))[1].add(code)
+        statements.setdefault(id(statement), (statement, set()))[1].update(codes)
 
 
 def _statements_alone(statements, spans, module_level, locator, index, skipped):

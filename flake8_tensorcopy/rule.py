@@ -75,14 +75,19 @@ class RuleDocs:
     fixture: str
     known_problems: str = ""
     fix_safety: str = "No fix: the intent is unknown, so only the message advises."
+    # Where the flagged code does no harm, and when a `# noqa` is the right answer.
+    harmless: str = ""
+    noqa: str = ""
 
 
 @dataclass(frozen=True)
 class Example:
-    """An inline example: ``code`` is flagged at ``expect`` [(line, col), ...] (1-based)."""
+    """An inline example: ``code`` is flagged at ``expect`` [(line, col), ...] (1-based),
+    each finding's message holding ``message`` (the place it names, where it names one)."""
 
     code: str
     expect: Sequence[tuple[int, int]] = field(default_factory=tuple)
+    message: str = ""
 
 
 class Context:
@@ -100,6 +105,9 @@ class Context:
         self.loops: list[cst.CSTNode] = []
         self.functions: list[cst.FunctionDef] = []
         self.statements: list[cst.SimpleStatementLine] = []  # the enclosing statement line
+        # The codes asked for: a rule that reports several (see ``Rule.reported_by``) drops
+        # the others' findings. None: every code.
+        self.codes: frozenset[str] | None = None
 
 
 def module_reference(context: Context, module: str = "torch") -> tuple[str, str | None]:
@@ -154,6 +162,10 @@ class Rule(cst.BatchableCSTVisitor):
     # A necessary condition checked on flake8's ast for each function the triggers pick.
     gate: ClassVar[Gate | None] = None
     enabled_by_default: ClassVar[bool] = True
+    # A code whose findings another rule's analysis makes, in the same walk (TCP101's are
+    # TCP001's writes where the site shows no graph in play): that rule. Such a rule has
+    # its own page, examples and selection, and no visitor of its own.
+    reported_by: ClassVar[type[Rule] | None] = None
     flagged: ClassVar[Sequence[Example]] = ()
     clean: ClassVar[Sequence[str]] = ()
 
@@ -162,9 +174,18 @@ class Rule(cst.BatchableCSTVisitor):
         self.context = context
         self.inference = context.inference
 
-    def report(self, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None) -> None:
-        text = f"{self.code} {message or self.message}"
-        self.context.reports.append(Report(node, self.code, text, fix))
+    def report(self, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None, code: str | None = None) -> None:
+        """Report a finding under ``code`` (this rule's by default; another only for a rule
+        that reports for it), unless that code was not asked for."""
+        code = code or self.code
+        if self.context.codes is not None and code not in self.context.codes:
+            return
+        self.context.reports.append(Report(node, code, f"{code} {message or self.message}", fix))
+
+    @classmethod
+    def analyser(cls) -> type[Rule]:
+        """The rule whose visitor makes this rule's findings."""
+        return cls.reported_by or cls
 
     @classmethod
     def trigger_spec(cls) -> TriggerSpec:

@@ -243,6 +243,25 @@ def test_select_and_ignore_are_prefixes(project, args, codes):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "codes"),
+    [
+        ((), ["TCP101", "TCP101", "TCP001", "TCP101"]),
+        (("--ignore", "TCP101"), ["TCP001"]),
+        (("--ignore", "TCP1"), ["TCP001"]),  # the family of legacy spellings harmless where they are
+        (("--select", "TCP101"), ["TCP101", "TCP101", "TCP101"]),
+        (("--select", "TCP001"), ["TCP001"]),
+    ],
+)
+def test_the_harmless_data_writes_have_their_own_code(tmp_path, args, codes):
+    from test_rules import PLACES
+
+    (tmp_path / "places.py").write_text(PLACES)
+    result = run(*args, "places.py", cwd=tmp_path)
+    assert [code for *_, code in _rows(result.stdout)] == codes, result.stdout + result.stderr
+
+
+@pytest.mark.slow
 def test_ignored_codes_are_not_fixed(project):
     result = run("--fix", "--ignore", "TCP002", "risky.py", cwd=project)
     text = (project / "risky.py").read_text()

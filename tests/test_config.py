@@ -215,13 +215,13 @@ def test_load_is_the_api_for_other_front_ends(project):
         [tool.flake8-tensorcopy]
         extend-select = ["TCP006"]
         ignore = ["TCP004"]
-        per-file-ignores = {"tests/*" = ["TCP0"]}
+        per-file-ignores = {"tests/*" = ["TCP0", "TCP1"]}
         respect-gitignore = false
     """)
     settings = config.load([str(project / "src")])
     assert settings.source == project / "pyproject.toml"
     assert [rule.code for rule in settings.rules] == [
-        "TCP001", "TCP002", "TCP003", "TCP005", "TCP006", "TCP007", "TCP008", "TCP009", "TCP011",
+        "TCP001", "TCP002", "TCP003", "TCP005", "TCP006", "TCP007", "TCP008", "TCP009", "TCP011", "TCP101",
     ]
     assert settings.rules_for(str(project / "tests" / "test_model.py")) == []
     assert settings.rules_for(str(project / "src" / "pkg" / "model.py")) == list(settings.rules)

@@ -155,3 +155,22 @@ def test_every_rule_at_its_column_and_silenced_by_its_noqa(tmp_path):
     files = sorted(p.name for p in tmp_path.glob("tcp*.py"))
     result = flake8("--select", "TCP", "--enable-extensions", opt_in, *files, cwd=tmp_path)
     assert sorted(located(result.stdout)) == sorted(expected), result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_a_data_write_says_where_it_runs_and_tcp1_drops_the_harmless_ones(tmp_path):
+    """No_grad, an initialiser, and between a forward and its backward: three messages, and
+    `--extend-ignore TCP1` keeps only the finding where harm is possible."""
+    from test_rules import PLACED, PLACES
+
+    (tmp_path / "places.py").write_text(PLACES)
+    result = flake8("--select", "TCP", "places.py", cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    assert [(int(line.split(":")[1]), line.split(" ")[1]) for line in lines] == [
+        (line, code) for line, (code, _, _) in PLACED.items()
+    ], result.stdout + result.stderr
+    messages = {int(line.split(":")[1]): line.split(" ", 2)[2] for line in lines}
+    assert all(PLACED[line][1] in message for line, message in messages.items())
+    assert len({messages[9], messages[14], messages[19]}) == 3
+    kept = flake8("--select", "TCP", "--extend-ignore", "TCP1", "places.py", cwd=tmp_path)
+    assert located(kept.stdout) == ["places.py:19:5: TCP001"], kept.stdout + kept.stderr

@@ -30,11 +30,14 @@ def test_flagged_example(rule, example, shortcuts):
     findings = lint_source(example.code, rules=[rule], shortcuts=shortcuts)
     assert [(f.line, f.col + 1, f.code) for f in findings] == [(line, col, rule.code) for line, col in example.expect]
     assert all(f.message.startswith(f"{rule.code} ") and "\n" not in f.message for f in findings)
+    assert all(example.message in f.message for f in findings), [f.message for f in findings]
 
 
 @pytest.mark.parametrize("rule, code", CLEAN)
 def test_clean_example(rule, code):
     assert lint_source(code, rules=ALL_RULES, shortcuts=False) == []
+    # The flake8 plugin's plan (no fixes) may parse statements alone: clean there too.
+    assert lint_source(code, rules=ALL_RULES, fixes=False) == []
 
 
 def test_codes_are_distinct_and_well_formed():
@@ -62,3 +65,71 @@ def test_a_state_dict_written_into_is_a_handle_on_the_weights_not_a_snapshot(wri
     moved = "def average(target):\n    sd = target.state_dict()\n    for p in target.parameters():\n" \
             "        p.data.fill_(0.)\n    target.load_state_dict(sd)\n"
     assert [(f.line, f.code) for f in lint_source(moved, rules=[rule])] == [(2, "TCP008")]
+
+
+# A write through `.data` in each place TCP001's analysis tells apart.
+PLACES = '''\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        self.fc.weight.data.normal_(0.0, 0.02)
+
+
+def clip(w):
+    with torch.no_grad():
+        w.data.clamp_(-1.0, 1.0)
+
+
+def fit(model, x, w):
+    y = model(x).sum()
+    w.data.add_(1.0)
+    y.backward()
+
+
+def train(loss, opt, w):
+    loss.backward()
+    opt.step()
+    w.data.clamp_(0.0, 1.0)
+'''
+# line -> (code, what its message must say, what it must not claim)
+PLACED = {
+    9: ("TCP101", "in initialisation is harmless (no graph has saved the tensor yet)", "silently wrong"),
+    14: ("TCP101", "inside no_grad: `.data` is redundant there, and writing the tensor itself lets autograd "
+                   "raise instead of computing silently wrong gradients if a pending backward saved it", "harmless"),
+    19: ("TCP001", "if a pending backward saved this tensor, its gradient is silently wrong", "harmless"),
+    26: ("TCP101", "is harmless unless a graph saved before is backwarded again", "silently wrong"),
+}
+
+
+@pytest.mark.parametrize("fixes", [True, False], ids=["fixes", "flake8-plan"])
+def test_each_place_of_a_data_write_has_its_own_true_message(fixes):
+    """The flake8 plugin's plan parses some statements alone: where the place matters it
+    parses their function, and the messages are the same as the whole file's."""
+    findings = lint_source(PLACES, rules=ALL_RULES, fixes=fixes)
+    assert findings == lint_source(PLACES, rules=ALL_RULES, shortcuts=False)
+    assert [f.line for f in findings] == list(PLACED)
+    for finding in findings:
+        code, says, never = PLACED[finding.line]
+        assert finding.code == code and says in finding.message and never not in finding.message, finding.message
+    assert len({f.message for f in findings}) == len(findings)
+
+
+def test_tcp101_alone_or_tcp001_alone_splits_the_same_findings():
+    codes = {rule.code: rule for rule in ALL_RULES}
+    both = lint_source(PLACES, rules=[codes["TCP001"], codes["TCP101"]])
+    assert lint_source(PLACES, rules=[codes["TCP001"]]) == [f for f in both if f.code == "TCP001"]
+    assert lint_source(PLACES, rules=[codes["TCP101"]]) == [f for f in both if f.code == "TCP101"]
+
+
+def test_the_editors_ignore_keeps_only_what_may_hurt():
+    """The language server's settings choose rules as the CLI does: `ignore: ["TCP1"]`."""
+    from flake8_tensorcopy.server.settings import Settings
+
+    rules = Settings.from_client({"flake8-tensorcopy": {"ignore": ["TCP1"]}}).rules
+    assert "TCP101" not in {rule.code for rule in rules}
+    assert [(f.line, f.code) for f in lint_source(PLACES, rules=rules)] == [(19, "TCP001")]

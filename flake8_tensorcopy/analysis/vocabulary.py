@@ -8,6 +8,7 @@ tensor at all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -194,6 +195,27 @@ TIED_PARAMETER_ATTRIBUTES = PARAMETER_ATTRIBUTES - {"running_mean", "running_var
 NOT_TENSOR_NAMES = frozenset(
     {"self", "cls", "args", "opt", "opts", "options", "config", "cfg", "conf", "hparams", "settings"}
 )
+# The words of a function's name that make it an initialiser (``__init__``,
+# ``reset_parameters``, ``weights_init``, ``_init_weights``, ``initialize``, ``initWeights``):
+# it runs before any graph has saved the tensors it writes.
+_INITIALISER_WORDS = frozenset({"init", "initialize", "initialise", "initialization", "initialisation", "reinit"})
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# The receivers of a ``.step()`` that ends a training step (an optimizer, a grad scaler),
+# not an environment's or a scheduler's.
+_STEPPING = re.compile(r"opt|scaler", re.IGNORECASE)
+
+
+def initialiser_name(name: str) -> bool:
+    """Whether a function called ``name`` initialises parameters (see :data:`_INITIALISER_WORDS`)."""
+    if name in ("reset_parameters", "_reset_parameters", "reset_params"):
+        return True
+    return any(word.lower() in _INITIALISER_WORDS for word in _NAME_WORDS.findall(name))
+
+
+def ends_a_step(method: str, receiver: str) -> bool:
+    """``loss.backward()``, ``optimizer.step()``, ``scaler.step(opt)``: a call after which the
+    graphs built so far are spent (``receiver`` is the last name of what it is called on)."""
+    return method in BACKWARD_CALLEES or (method == "step" and _STEPPING.search(receiver) is not None)
 
 
 # -- losses and graphs (TCP009 and its gate) ---------------------------------------

@@ -2,33 +2,102 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import libcst as cst
 
 from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate
-from ..analysis.vocabulary import NOT_TENSOR_NAMES, writes_first_argument, writes_in_place
+from ..analysis.vocabulary import (
+    NOT_TENSOR_NAMES,
+    ends_a_step,
+    initialiser_name,
+    writes_first_argument,
+    writes_in_place,
+)
 from ..inference import first_argument, keyword_argument, method_call, subscript_indices
 from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
 
 _LITERALS = (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.BaseString, cst.Integer, cst.Float, cst.ListComp, cst.DictComp)
 
-_INPLACE_MESSAGE = (
-    "in-place write through .data is invisible to autograd (silently wrong gradients); "
-    "write to the tensor itself inside `with torch.no_grad():`"
-)
-_ASSIGN_MESSAGE = (
-    "assigning .data swaps the tensor's storage behind autograd's back; "
-    "use `with torch.no_grad(): p.copy_(t)`"
-)
-_ALIAS_MESSAGE = (
-    "`{name}` is `{data}`: writing it in place is invisible to autograd (silently wrong "
-    "gradients); write to the tensor itself inside `with torch.no_grad():`"
-)
+@dataclass(frozen=True)
+class _Shape:
+    """How one kind of write through ``.data`` is spoken of, in each place it can be."""
+
+    subject: str  # "in-place write through .data"
+    hides: str  # "is invisible to autograd"
+    itself: str  # the clean spelling, as a subject: "writing the tensor itself"
+    advice: str  # the clean spelling, as advice
+    redundant: bool = True  # dropping `.data` is the whole fix (not so for `p.data = t`)
+
+    def message(self, where: str) -> str:
+        """The message for a write in ``where``: "" (nothing shows that no graph is in
+        play), ``no_grad``, ``initialiser`` or ``after_step`` (see ``DataMutation._place``)."""
+        if where == NO_GRAD:
+            if self.redundant:
+                return (f"{self.subject} inside no_grad: `.data` is redundant there, and {self.itself} lets "
+                        f"autograd raise instead of computing silently wrong gradients {_IF_SAVED}")
+            return (f"{self.subject} inside no_grad {self.hides}; {self.itself} there lets autograd raise "
+                    f"instead of computing silently wrong gradients {_IF_SAVED}")
+        if where == INITIALISER:
+            return f"{self.subject} in initialisation is harmless (no graph has saved the tensor yet); cleaner: {self.advice}"
+        if where == AFTER_STEP:
+            return (f"{self.subject} after backward()/step() in this function is harmless unless a graph "
+                    f"saved before is backwarded again; cleaner: {self.advice}")
+        return f"{self.subject} {self.hides}: if a pending backward saved this tensor, its gradient is silently wrong; {self.advice}"
+
+
+NO_GRAD, INITIALISER, AFTER_STEP = "no_grad", "initialiser", "after_step"
+_IF_SAVED = "if a pending backward saved it"
+_NO_GRAD_ADVICE = "inside `with torch.no_grad():`"
+_INPLACE = _Shape("in-place write through .data", "is invisible to autograd", "writing the tensor itself",
+                  f"write to the tensor itself {_NO_GRAD_ADVICE}")
+_ASSIGN = _Shape("assigning .data", "swaps the tensor's storage behind autograd's back", "`p.copy_(t)`",
+                 "use `with torch.no_grad(): p.copy_(t)`", redundant=False)
+_OUT = _Shape("out=.data", "hides the write from autograd", "passing the tensor itself",
+              f"pass the tensor itself {_NO_GRAD_ADVICE}")
+
+
+def _alias(name: str, data: str) -> _Shape:
+    return _Shape(f"writing `{name}` (which is `{data}`) in place", "is invisible to autograd",
+                  "writing the tensor itself", f"write to the tensor itself {_NO_GRAD_ADVICE}")
+
+
+def _passed(function: str, init: bool) -> _Shape:
+    advice = "(nn.init already runs under no_grad)" if init else _NO_GRAD_ADVICE
+    return _Shape(f"`.data` passed to in-place `{function}`", "hides the write from autograd",
+                  "passing the tensor itself", f"pass the tensor itself {advice}")
+
+
+def _own_writer(function: str) -> _Shape:
+    return _Shape(f"`.data` passed to `{function}`, which writes it in place,", "hides the write from autograd",
+                  "passing the tensor itself", f"pass the tensor itself and write under {_NO_GRAD_ADVICE[7:]}")
+
+
+@dataclass
+class _Write:
+    """A finding waiting for the rest of its function: a ``.backward()`` after it makes it TCP001."""
+
+    node: cst.CSTNode
+    shape: _Shape
+    fix: Fix | None
+    where: str  # NO_GRAD, INITIALISER or AFTER_STEP as the code before it shows, else ""
+    backward_follows: bool = False
+
+
+@dataclass
+class _Frame:
+    """What one function (or the module's code) shows about where its writes run."""
+
+    no_grad: int = 0  # nesting of `with torch.no_grad():` (1 for a decorated function)
+    initialiser: bool = False
+    stepped: bool = False  # a backward()/step() earlier in it
+    writes: list[_Write] = field(default_factory=list)
 
 
 class DataMutation(Rule):
     code = "TCP001"
     name = "data-mutation"
-    message = _INPLACE_MESSAGE
+    message = _INPLACE.message("")
     # A write through `.data`, or a name bound to it alone on a line (`w = m.weight.data`),
     # which the gate reads on: written later through the name, it is one too.
     triggers = (
@@ -50,7 +119,9 @@ class DataMutation(Rule):
         known_problems="`E.data = v` needs evidence that `E` is a tensor (an inferred tensor, a "
         "`.weight`/`.bias`/`.running_mean` attribute, or a loop variable over `.parameters()`), "
         "so such writes to unannotated tensors can be missed. `self.data`, `args.data` and "
-        'similar are never flagged, nor `.data["key"]` (no tensor takes a string key), nor, in a '
+        'similar are never flagged, nor `.data["key"]` (no tensor takes a string key), nor the `.data` of a name bound to '
+        "what a scipy or numpy function returns (`m = sp.csr_matrix(...)`: a sparse matrix's array of "
+        "values), nor, in a "
         "file that defines a named tuple with a `data` field (TensorRT bindings), a `.data` whose "
         "receiver is not known as a tensor. {accuracy} False findings there include numpy "
         "buffers of caffe blobs, a box list's dict of numpy fields and DGL graph dicts indexed by a "
@@ -73,27 +144,57 @@ class DataMutation(Rule):
         "(`unsqueeze_`, `resize_`, `t_`: through `.data` they leave the tensor alone), when the "
         "write's value is used, for `out=w.data`, or for a statement sharing its line outside a "
         "no_grad block.",
+        harmless="Where no graph that saved the tensor is backwarded after the write. The site shows "
+        "three such places, and their writes are reported as TCP101 (data-write-outside-graph), each "
+        "with a message naming its place: inside `with torch.no_grad():` / `torch.inference_mode()` or "
+        "a function decorated with them (`.data` is redundant there; the tensor itself would let "
+        "autograd raise if a pending backward saved it); in initialisation (`__init__`, "
+        "`reset_parameters`, a function with an `init`/`initialize` word in its name, `nn.init.X_(w.data)`: "
+        "no graph has saved the tensor yet); after the `.backward()` or the optimizer's `.step()` of "
+        "the same function, with no backward after the write (the next forward records the new "
+        "values; only a graph saved before and backwarded again sees them). A `.backward()` after the "
+        "write in the same function keeps it TCP001. To keep only the findings where harm is possible: "
+        "`extend-ignore = TCP1` (flake8's configuration, or `--extend-ignore TCP1`; the CLI and the "
+        "language server's `ignore` read the same codes).",
+        noqa="When the write must bypass autograd on purpose and the code cannot show it: an update "
+        "helper called only after the step (an EMA of weights, weight clipping, a manual SGD step) "
+        "that is not decorated with `@torch.no_grad()` and has no backward of its own. Better than "
+        "`# noqa: TCP001` there: decorate it with `@torch.no_grad()` and drop `.data` (the finding "
+        "goes, and autograd stays loud if a pending backward saved the tensor). Never silence one "
+        "between a forward and its backward: that is the silently wrong gradient.",
     )
     flagged = (
-        Example("def f(w):\n    w.data.add_(1.0)\n", [(2, 5)]),
-        Example("from torch import nn\ndef f(m):\n    nn.init.normal_(m.weight.data)\n", [(3, 5)]),
+        Example("def f(w):\n    w.data.add_(1.0)\n", [(2, 5)],
+                message="if a pending backward saved this tensor, its gradient is silently wrong"),
+        # A backward after the write in the same function: a graph before it may have saved it.
+        Example("def f(model, x, w):\n    y = model(x).sum()\n    w.data.add_(1.0)\n    y.backward()\n", [(3, 5)],
+                message="if a pending backward saved this tensor"),
+        Example("import torch\ndef f(model, x, w):\n    y = model(x).sum()\n    with torch.no_grad():\n"
+                "        w.data.add_(1.0)\n    y.backward()\n", [(5, 9)],
+                message="inside no_grad: `.data` is redundant there"),
+        Example("def init_and_fit(model, x, w):\n    w.data.normal_()\n    model(x).sum().backward()\n", [(2, 5)],
+                message="if a pending backward saved this tensor"),
+        # An environment's or a scheduler's step ends no training step.
+        Example("def act(env, a, w):\n    env.step(a)\n    w.data.zero_()\n", [(3, 5)]),
         Example("def f(m):\n    m.weight.data = torch.zeros(3)\n", [(2, 5)]),
         Example("def f(model, lr):\n    for p in model.parameters():\n        p.data -= lr * p.grad\n", [(3, 9)]),
         Example("def f(w):\n    w.data[0] = 99\n", [(2, 5)]),
+        # Rebound from a scipy matrix to a tensor before the write: the tensor's `.data`.
+        Example("import scipy.sparse as sp\nimport torch\ndef f(adj):\n    adj = sp.coo_matrix(adj)\n"
+                "    adj = torch.from_numpy(adj.toarray())\n    adj.data[adj.data > 1] = 1\n", [(6, 5)]),
         Example("def f(w):\n    w.data[0].zero_()\n", [(2, 5)]),
         Example("import torch\ndef f(a, b, w):\n    torch.add(a, b, out=w.data)\n", [(3, 5)]),
-        Example("import torch.nn.init as init\ndef f(w):\n    init.xavier_uniform_(w.data)\n", [(3, 5)]),
-        # nn.init's deprecated names write in place too (they warn and call the new ones).
-        Example("from torch.nn import init\ndef f(m):\n    init.normal(m.weight.data, 0.0, 0.02)\n", [(3, 5)]),
         Example("import torch.distributed as dist\ndef f(p):\n    dist.all_reduce(p.grad.data)\n", [(3, 5)]),
-        Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)]),
+        Example("def f(new, old):\n    new.running_mean.data = old.running_mean.data\n", [(2, 5)],
+                message="assigning .data swaps the tensor's storage behind autograd's back: if a pending"),
         # A name bound to `.data` and written through later.
-        Example("def fill(up):\n    w = up.weight.data\n    w.mul_(0.5)\n    w[0, 0] = 1.0\n", [(3, 5), (4, 5)]),
+        Example("def fill(up):\n    w = up.weight.data\n    w.mul_(0.5)\n    w[0, 0] = 1.0\n", [(3, 5), (4, 5)],
+                message="writing `w` (which is `up.weight.data`) in place"),
         Example("def step(p, scale):\n    grad = p.grad.data\n    grad /= scale\n", [(3, 5)]),
-        Example("from torch import nn\ndef init(m):\n    w = m.weight.data\n    nn.init.orthogonal_(w)\n", [(4, 5)]),
         # The file's own helper writes what it is given.
-        Example("from torch import nn\ndef weight_init(w):\n    nn.init.orthogonal_(w)\n"
-                "def init_all(model):\n    for m in model.modules():\n        weight_init(m.weight.data)\n", [(6, 9)]),
+        Example("def orthogonalise(w):\n    w.copy_(w.T)\n"
+                "def fix_all(model):\n    for m in model.modules():\n        orthogonalise(m.weight.data)\n", [(5, 9)],
+                message="passed to `orthogonalise`, which writes it in place,"),
         Example("def f(gru, w):\n    gru.weight_ih_l0.data = w\n", [(2, 5)]),  # RNNs name them per layer
         Example("import torch\nfrom collections import namedtuple\nBinding = namedtuple('Binding', 'name data')\n"
                 "def f(w: torch.Tensor):\n    w.data.add_(1.0)\n", [(5, 5)]),
@@ -119,6 +220,10 @@ class DataMutation(Rule):
         "def f(thing, v):\n    thing.data = v\n",
         "def f(x, w):\n    x.copy_(w.data)\n",
         "def f(g, feat):\n    g.edges['cites'].data['feat'] = feat\n    g.ndata['h'].data['x'] += 1\n",
+        # A scipy sparse matrix's `.data` is its numpy array of values.
+        "import scipy.sparse as sp\ndef f(rows, cols, vals, n, mask):\n    m = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))\n"
+        "    m.data[mask] = 0\n    m.data *= 2\n    m.data[:] = m.data ** 0.5\n    return m\n",
+        "import scipy.sparse as sp\ndef normalise(adj):\n    adj = sp.coo_matrix(adj)\n    adj.data[adj.data > 1] = 1\n    return adj\n",
         # A named tuple's `data` field (TensorRT bindings), in both spellings:
         "from collections import namedtuple\nBinding = namedtuple('Binding', ('name', 'shape', 'data'))\n"
         "def resize(bindings, name, shape):\n    bindings[name].data.resize_(shape)\n",
@@ -128,19 +233,26 @@ class DataMutation(Rule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        # For the fixes: no_grad nesting per function frame (a nested def does not run
-        # under the `with` around its definition), and the statements around the node.
-        self._no_grad_frames = [0]
+        # Per function frame (a nested def does not run under the `with` around its
+        # definition): what decides the code, the message and the fix; and the statements
+        # around the node.
+        self._frames = [_Frame()]
         self._containers: list[cst.SimpleStatementLine | cst.SimpleStatementSuite] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         called = method_call(node)
-        if called and writes_in_place(called[1]) and _through_data(called[0]) and not self._record_field(called[0]):
+        if called and ends_a_step(called[1], _last_name(called[0])):
+            frame = self._frames[-1]
+            frame.stepped = True
+            if called[1] != "step":
+                for write in frame.writes:
+                    write.backward_follows = True
+        if called and writes_in_place(called[1]) and _through_data(called[0]) and not self._other_data(called[0]):
             fix = None
             if called[1] not in _METADATA_INPLACE:
                 statement = self._expression_statement(node)
                 fix = self._statement_fix(statement, called[0], f"drop .data from .{called[1]}()")
-            self.report(node, fix=fix)
+            self._write(node, _INPLACE, fix)
             return
         if called and writes_in_place(called[1]) and (data := self._data_alias(called[0])) is not None:
             self._report_alias(node, called[0], data)
@@ -152,44 +264,39 @@ class DataMutation(Rule):
             self._report_alias(node, target, data)
             return
         if (written := self._own_writer(node)) is not None:
-            self.report(node, f"`.data` passed to `{written}`, which writes it in place, hides the write from "
-                        "autograd; pass the tensor itself and write under `with torch.no_grad():`")
+            self._write(node, _own_writer(written), initialises=initialiser_name(written))
             return
         if writes_first_argument(function) and target is not None and _is_data(target) \
-                and not self._record_field(target):
-            advice = "(nn.init already runs under no_grad)" if function.startswith("torch.nn.init.") \
-                else "inside `with torch.no_grad():`"
-            self.report(node, f"`.data` passed to in-place `{short}` hides the write from autograd; "
-                        f"pass the tensor itself {advice}",
-                        fix=self._function_fix(node, function, target))
+                and not self._other_data(target):
+            init = function.startswith("torch.nn.init.")
+            self._write(node, _passed(short, init), self._function_fix(node, function, target), initialises=init)
             return
         out = keyword_argument(node, "out")
-        if out is not None and _is_data(out) and not self._record_field(out):
-            self.report(node, "out=.data hides the write from autograd; "
-                        "pass the tensor itself inside `with torch.no_grad():`")
+        if out is not None and _is_data(out) and not self._other_data(out):
+            self._write(node, _OUT)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "data":
                 if self._evidently_tensor(target.target.value):
-                    self.report(node, _ASSIGN_MESSAGE)  # no fix: the intent (copy or alias?) is unknown
+                    self._write(node, _ASSIGN)  # no fix: the intent (copy or alias?) is unknown
                     return
             elif isinstance(target.target, cst.Subscript) and _through_data(target.target) \
-                    and not self._record_field(target.target):
+                    and not self._other_data(target.target):
                 fix = None
                 if len(node.targets) == 1:
                     fix = self._statement_fix(node, target.target, "drop .data from the item assignment")
-                self.report(node, fix=fix)
+                self._write(node, _INPLACE, fix)
                 return
             elif isinstance(target.target, cst.Subscript) and (data := self._tensor_data_alias(target.target)):
                 self._report_alias(node, target.target, data)  # W = m.weight.data; W[mask] = 0
                 return
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if _through_data(node.target) and not self._record_field(node.target) and (
+        if _through_data(node.target) and not self._other_data(node.target) and (
             not isinstance(node.target, cst.Attribute) or self._evidently_tensor(node.target.value)
         ):
-            self.report(node, fix=self._augmented_fix(node))
+            self._write(node, _INPLACE, self._augmented_fix(node))
         elif (data := self._tensor_data_alias(node.target)) is not None:
             self._report_alias(node, node.target, data)  # w = p.data; w -= lr * g
 
@@ -201,7 +308,7 @@ class DataMutation(Rule):
             return None
         positional = [arg.value for arg in node.args if not arg.keyword and not arg.star]
         written = summary.writes_arguments(node.func.value)
-        if any(i < len(positional) and _is_data(positional[i]) and not self._record_field(positional[i]) for i in written):
+        if any(i < len(positional) and _is_data(positional[i]) and not self._other_data(positional[i]) for i in written):
             return node.func.value
         return None
 
@@ -214,7 +321,7 @@ class DataMutation(Rule):
             return None
         binding = self.inference.binding(node.value)
         value = binding.value if binding is not None else None
-        if value is None or not _is_data(value) or self._record_field(value):
+        if value is None or not _is_data(value) or self._other_data(value):
             return None
         return value
 
@@ -227,20 +334,44 @@ class DataMutation(Rule):
     def _report_alias(self, node: cst.CSTNode, written: cst.BaseExpression, data: cst.Attribute) -> None:
         while isinstance(written, cst.Subscript):
             written = written.value
-        self.report(node, _ALIAS_MESSAGE.format(name=_source(written), data=_source(data)))
+        self._write(node, _alias(_source(written), _source(data)))
 
-    # -- fixes ------------------------------------------------------------------
+    # -- where the write runs: TCP001 or TCP101, and the message -----------------
+    def _write(self, node: cst.CSTNode, shape: _Shape, fix: Fix | None = None, initialises: bool = False) -> None:
+        """A finding, reported when its function ends (what follows it counts too)."""
+        frame = self._frames[-1]
+        where = NO_GRAD if frame.no_grad > 0 else INITIALISER if frame.initialiser or initialises \
+            else AFTER_STEP if frame.stepped else ""
+        frame.writes.append(_Write(node, shape, fix, where))
+
+    def _report_writes(self, frame: _Frame) -> None:
+        """A write is TCP101 where the code shows no graph in play: under no_grad, in
+        initialisation, after the step; TCP001 elsewhere and wherever a backward follows it
+        in the same function. The message says which place it is."""
+        for write in frame.writes:
+            where = write.where
+            if write.backward_follows and where != NO_GRAD:
+                where = ""
+            code = self.code if write.backward_follows or not where else HARMLESS_HERE
+            self.report(write.node, write.shape.message(where), write.fix, code)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._no_grad_frames.append(int(any(self._enters_no_grad(d.decorator) for d in node.decorators)))
+        self._frames.append(_Frame(
+            no_grad=int(any(self._enters_no_grad(d.decorator) for d in node.decorators)),
+            initialiser=initialiser_name(node.name.value),
+        ))
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._no_grad_frames.pop()
+        self._report_writes(self._frames.pop())
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._report_writes(self._frames[0])
 
     def visit_With(self, node: cst.With) -> None:
-        self._no_grad_frames[-1] += sum(self._enters_no_grad(item.item) for item in node.items)
+        self._frames[-1].no_grad += sum(self._enters_no_grad(item.item) for item in node.items)
 
     def leave_With(self, node: cst.With) -> None:
-        self._no_grad_frames[-1] -= sum(self._enters_no_grad(item.item) for item in node.items)
+        self._frames[-1].no_grad -= sum(self._enters_no_grad(item.item) for item in node.items)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self._containers.append(node)
@@ -291,7 +422,7 @@ class DataMutation(Rule):
         safe = self._evidently_tensor(data.value)
         if not safe:
             description += f" (assumes `{_source(data.value)}` is a tensor)"
-        if self._no_grad_frames[-1] > 0:
+        if self._frames[-1].no_grad > 0:
             return Fix(replacements=(edit,), safe=safe, description=description)
         if not isinstance(container, cst.SimpleStatementLine) or len(container.body) != 1:
             return None  # `a; b` or `if c: w.data.add_(1)`: no statement line of its own to wrap
@@ -333,12 +464,18 @@ class DataMutation(Rule):
         replacement = cst.Expr(value=call, semicolon=node.semicolon)
         return self._statement_fix(node, target, f"augmented assignment to .data -> .{method}()", replacement)
 
-    def _record_field(self, node: cst.BaseExpression) -> bool:
-        """``E.data`` (or an item of it) in a file that defines a named tuple with a ``data``
-        field, and nothing shows that ``E`` is a tensor: most likely that field."""
+    def _other_data(self, node: cst.BaseExpression) -> bool:
+        """``E.data`` (or an item of it) that is not a tensor's: ``E`` is a name bound here to
+        what a scipy or numpy function returns (a sparse matrix's ``.data`` is its array of
+        values), or, in a file that defines a named tuple with a ``data`` field, nothing shows
+        that ``E`` is a tensor (most likely that field)."""
+        receiver = _data_attribute(node).value
+        if isinstance(receiver, cst.Name) and (binding := self.inference.binding(receiver.value)) is not None \
+                and isinstance(binding.value, cst.Call) \
+                and (self.inference.qualify(binding.value.func) or "").startswith(_OTHER_ARRAYS):
+            return True
         summary = self.inference.summary
-        return summary is not None and summary.defines_data_records() \
-            and not self._evidently_tensor(_data_attribute(node).value)
+        return summary is not None and summary.defines_data_records() and not self._evidently_tensor(receiver)
 
     def _evidently_tensor(self, receiver: cst.BaseExpression) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value in PARAMETER_ATTRIBUTES:
@@ -371,6 +508,22 @@ _AUGMENTED_METHODS = {
     cst.BitOrAssign: "bitwise_or_",
     cst.BitXorAssign: "bitwise_xor_",
 }
+
+
+# Libraries whose functions return arrays and matrices with a `.data` of their own.
+_OTHER_ARRAYS = ("scipy.", "numpy.")
+# The code of the writes that the site shows run where no graph is in play (its own rule
+# module holds its page and examples; this one's visitor reports it).
+HARMLESS_HERE = "TCP101"
+
+
+def _last_name(node: cst.BaseExpression) -> str:
+    """``optimizer`` of ``self.optimizer``, ``optimizers[0]`` or ``optimizer``."""
+    while isinstance(node, (cst.Subscript, cst.Call)):
+        node = node.value if isinstance(node, cst.Subscript) else node.func
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
 
 
 def _data_attribute(node: cst.BaseExpression) -> cst.Attribute:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..inference import first_argument
+from ..inference import first_argument, method_call
 from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, word
 
 
@@ -25,7 +25,10 @@ class DeepcopyTensor(Rule):
         "\"Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
         "at the moment\". On a view it copies the WHOLE base storage: "
         "`deepcopy(torch.zeros(10_000)[:2])` holds 40,000 bytes where `detach().clone()` holds 8. "
-        "It also keeps `requires_grad`, deep-copies `.grad`, and is about 10x slower.",
+        "It also keeps `requires_grad`, deep-copies `.grad`, and is about 10x slower. A parameter (a "
+        "leaf, never a view) neither raises nor drags a base storage along: its message says what "
+        "remains, a copy of `.grad` and a copy that still requires grad, into which a loss that uses "
+        "it (a proximal term against the saved weights) backpropagates.",
         example="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return copy.deepcopy(t)\n",
         use_instead="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return t.detach().clone()\n",
         fixture="fixtures/tcp003_deepcopy_tensor.py",
@@ -64,7 +67,10 @@ class DeepcopyTensor(Rule):
                 "        s += F.cosine_similarity(x, y)\n    return copy.deepcopy(s)\n", [(7, 12)]),
         # A federated client's copy of the weights: a list of Parameters (pFedMe, PFLlib).
         Example("import copy\nclass Client:\n    def __init__(self, model):\n"
-                "        self.local = copy.deepcopy(list(model.parameters()))\n", [(4, 22)]),
+                "        self.local = copy.deepcopy(list(model.parameters()))\n", [(4, 22)],
+                message="of a list of parameters copies their .grad too"),
+        Example("import copy\ndef f(model):\n    for p in model.parameters():\n        yield copy.deepcopy(p)\n",
+                [(4, 15)], message="of a parameter copies its .grad too"),
     )
     clean = (
         "import copy\ndef f(model):\n    return copy.deepcopy(model)\n",
@@ -83,11 +89,38 @@ class DeepcopyTensor(Rule):
         argument = first_argument(node, keyword="x")
         if argument is None:
             return
-        if self.inference.is_tensor(argument):
-            self.report(node, fix=_fix(node, argument))
+        info = self.inference.info(argument)
+        if info is not None:
+            self.report(node, _PARAMETER_MESSAGE if info.parameter else None, fix=_fix(node, argument))
+        elif _list_of_parameters(argument, self.inference):
+            self.report(node, _PARAMETERS_MESSAGE)
         elif self.inference.holds_tensors(argument):
             self.report(node, "copy.deepcopy of a list of tensors raises on non-leaf tensors and copies "
                         "views' whole storage; use [t.detach().clone() for t in ts]")
+
+
+# Parameters are leaves and no views: the copy neither raises nor holds a base storage,
+# but it is a Parameter that requires grad and carries a copy of `.grad`.
+_PARAMETER_MESSAGE = (
+    "copy.deepcopy of a parameter copies its .grad too, and the copy still requires grad (a loss "
+    "that uses it backpropagates into it); use p.detach().clone() for a copy of its values"
+)
+_PARAMETERS_MESSAGE = (
+    "copy.deepcopy of a list of parameters copies their .grad too, and the copies still require grad "
+    "(a loss that uses them backpropagates into them); use [p.detach().clone() for p in ps] for a copy of their values"
+)
+
+
+def _list_of_parameters(node: cst.BaseExpression, inference) -> bool:
+    """``list(model.parameters())`` or ``tuple(...)`` of it: leaves, never views."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")
+            and len(node.args) == 1 and inference.binding(node.func.value) is None):
+        return False
+    argument = node.args[0]
+    if argument.keyword is not None or argument.star or not isinstance(argument.value, cst.Call):
+        return False
+    called = method_call(argument.value)
+    return called is not None and called[1] == "parameters" and not argument.value.args  # as holds_tensors reads it
 
 
 def _fix(node: cst.Call, argument: cst.BaseExpression) -> Fix | None:

@@ -144,6 +144,20 @@ class GraphAccumulation(Rule):
             "        losses.append(loss_fn(model(x), y))\n    print(sum(losses))\n",
             [(4, 23)],
         ),
+        # Moved to the CPU without a detach: `.cpu()` keeps the graph.
+        Example(
+            "def f(model, data, loss_fn):\n    losses = []\n    for x, true in data:\n        pred = model(x)\n"
+            "        loss = loss_fn(pred.cpu(), true.detach().cpu())\n        losses.append(loss)\n"
+            "    print(sum(losses))\n",
+            [(6, 23)],
+        ),
+        # A detached value plus one with a graph has the graph.
+        Example(
+            "def f(model, data, loss_fn, prior):\n    losses = []\n    for x, y in data:\n        pred = model(x)\n"
+            "        loss = loss_fn(pred.detach().add(prior(x)), y.detach())\n        losses.append(loss)\n"
+            "    print(sum(losses))\n",
+            [(6, 23)],
+        ),
         Example(
             "import torch.nn.functional as F\ndef f(self, data):\n    for x, y in data:\n"
             "        out = self.model(x)\n        l = F.mse_loss(out, y) * 2\n"
@@ -212,6 +226,10 @@ class GraphAccumulation(Rule):
         "def f(model, opt, data, criterion):\n    history = []\n    for x, y in data:\n        out = model(x)\n"
         "        loss = criterion(out, y)\n        loss.backward()\n        opt.step()\n"
         "        history.append(criterion(out.detach(), y.detach()))\n",
+        # Also moved to the CPU after the detach: `.cpu()` keeps what it is given.
+        "def f(model, data, loss_fn):\n    losses = []\n    for x, true in data:\n        pred = model(x)\n"
+        "        loss = loss_fn(pred.detach().cpu(), true.detach().cpu())\n        losses.append(loss)\n"
+        "    print(sum(losses))\n",
         # An entry of what the model returns, not of a loss function's result: not known to carry a graph.
         "def f(self, steps):\n    acc_total = 0\n    for _ in range(steps):\n        x = self.sample()\n"
         "        out = self.vae(x)\n        loss, acc = out[\"loss\"], out[\"acc\"]\n        acc_total += acc\n"
@@ -408,9 +426,11 @@ class GraphAccumulation(Rule):
         return None if binding is None else binding.value or self.frames[-1].unpacked.get(name.value)
 
     def _detached(self, node: cst.BaseExpression) -> bool:
-        """``x.detach()``, ``x.item()``, a literal, or a name bound to one: evidently no graph."""
+        """``x.detach()``, ``x.item()``, a literal, or a name bound to one: evidently no graph;
+        also through methods that keep what they are given (``x.detach().cpu()``)."""
+        node = _under_graph_preserving(node)
         if isinstance(node, cst.Name) and (value := self._bound_value(node)) is not None:
-            node = value
+            node = _under_graph_preserving(value)
         return _detaches(node) or isinstance(node, (cst.Integer, cst.Float, cst.BaseString))
 
     # -- judgement ----------------------------------------------------------------------
@@ -539,6 +559,19 @@ def _detaches(value: cst.BaseExpression) -> bool:
             return called[1] in DETACHING
         return isinstance(value.func, cst.Name) and value.func.value in PLAIN_BUILTINS
     return False
+
+
+def _under_graph_preserving(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``x.detach()`` of ``x.detach().cpu().float()``: what a chain of methods that keep
+    the graph (or its absence) and add none is called on: without arguments, or with a
+    device, a dtype or a shape (not ``x.detach().add(y)``: ``y`` may carry one)."""
+    while isinstance(node, cst.Call) and (called := method_call(node)) is not None and called[1] in GRAPH_PRESERVING \
+            and (not node.args or called[1] in _RESHAPING):
+        node = called[0]
+    return node
+
+
+_RESHAPING = frozenset({"to", "cuda", "cpu", "view", "reshape", "squeeze", "unsqueeze", "flatten", "expand"})
 
 
 def _is_loss_call(call: cst.Call) -> bool:
