@@ -31,13 +31,17 @@ class _Shape:
 
     def message(self, where: str) -> str:
         """The message for a write in ``where``: "" (nothing shows that no graph is in
-        play), ``no_grad``, ``initialiser`` or ``after_step`` (see ``DataMutation._place``)."""
+        play), ``no_grad``, ``initialiser``, ``after_step``, or ``fresh`` (the write's tensor is
+        made in the same expression: ``x.clone().data.normal_()``)."""
         if where == NO_GRAD:
             if self.redundant:
                 return (f"{self.subject} inside no_grad: `.data` is redundant there, and {self.itself} lets "
                         f"autograd raise instead of computing silently wrong gradients {_IF_SAVED}")
             return (f"{self.subject} inside no_grad {self.hides}; {self.itself} there lets autograd raise "
                     f"instead of computing silently wrong gradients {_IF_SAVED}")
+        if where == FRESH:
+            return (f"{self.subject} of a tensor made right there is harmless (no graph can have saved it); "
+                    "cleaner: drop `.data`")
         if where == INITIALISER:
             return f"{self.subject} in initialisation is harmless (no graph has saved the tensor yet); cleaner: {self.advice}"
         if where == AFTER_STEP:
@@ -46,7 +50,7 @@ class _Shape:
         return f"{self.subject} {self.hides}: if a pending backward saved this tensor, its gradient is silently wrong; {self.advice}"
 
 
-NO_GRAD, INITIALISER, AFTER_STEP = "no_grad", "initialiser", "after_step"
+NO_GRAD, INITIALISER, AFTER_STEP, FRESH = "no_grad", "initialiser", "after_step", "fresh"
 _IF_SAVED = "if a pending backward saved it"
 _NO_GRAD_ADVICE = "inside `with torch.no_grad():`"
 _INPLACE = _Shape("in-place write through .data", "is invisible to autograd", "writing the tensor itself",
@@ -80,7 +84,7 @@ class _Write:
     node: cst.CSTNode
     shape: _Shape
     fix: Fix | None
-    where: str  # NO_GRAD, INITIALISER or AFTER_STEP as the code before it shows, else ""
+    where: str  # FRESH, NO_GRAD, INITIALISER or AFTER_STEP as the code before it shows, else ""
     backward_follows: bool = False
 
 
@@ -145,15 +149,17 @@ class DataMutation(Rule):
         "write's value is used, for `out=w.data`, or for a statement sharing its line outside a "
         "no_grad block.",
         harmless="Where no graph that saved the tensor is backwarded after the write. The site shows "
-        "three such places, and their writes are reported as TCP101 (data-write-outside-graph), each "
+        "four such places, and their writes are reported as TCP101 (data-write-outside-graph), each "
         "with a message naming its place: inside `with torch.no_grad():` / `torch.inference_mode()` or "
         "a function decorated with them (`.data` is redundant there; the tensor itself would let "
         "autograd raise if a pending backward saved it); in initialisation (`__init__`, "
         "`reset_parameters`, a function with an `init`/`initialize` word in its name, `nn.init.X_(w.data)`: "
         "no graph has saved the tensor yet); after the `.backward()` or the optimizer's `.step()` of "
         "the same function, with no backward after the write (the next forward records the new "
-        "values; only a graph saved before and backwarded again sees them). A `.backward()` after the "
-        "write in the same function keeps it TCP001. To keep only the findings where harm is possible: "
+        "values; only a graph saved before and backwarded again sees them); on a tensor made in the "
+        "same expression (`x.clone().data.normal_()`, `torch.zeros_like(x).data.fill_(1)`: no graph "
+        "can have saved it). A `.backward()` after the write in the same function keeps the first "
+        "three TCP001. To keep only the findings where harm is possible: "
         "`extend-ignore = TCP1` (flake8's configuration, or `--extend-ignore TCP1`; the CLI and the "
         "language server's `ignore` read the same codes).",
         noqa="When the write must bypass autograd on purpose and the code cannot show it: an update "
@@ -252,7 +258,7 @@ class DataMutation(Rule):
             if called[1] not in _METADATA_INPLACE:
                 statement = self._expression_statement(node)
                 fix = self._statement_fix(statement, called[0], f"drop .data from .{called[1]}()")
-            self._write(node, _INPLACE, fix)
+            self._write(node, _INPLACE, fix, fresh=self._made_here(_data_attribute(called[0]).value))
             return
         if called and writes_in_place(called[1]) and (data := self._data_alias(called[0])) is not None:
             self._report_alias(node, called[0], data)
@@ -337,10 +343,11 @@ class DataMutation(Rule):
         self._write(node, _alias(_source(written), _source(data)))
 
     # -- where the write runs: TCP001 or TCP101, and the message -----------------
-    def _write(self, node: cst.CSTNode, shape: _Shape, fix: Fix | None = None, initialises: bool = False) -> None:
+    def _write(self, node: cst.CSTNode, shape: _Shape, fix: Fix | None = None, initialises: bool = False,
+               fresh: bool = False) -> None:
         """A finding, reported when its function ends (what follows it counts too)."""
         frame = self._frames[-1]
-        where = NO_GRAD if frame.no_grad > 0 else INITIALISER if frame.initialiser or initialises \
+        where = FRESH if fresh else NO_GRAD if frame.no_grad > 0 else INITIALISER if frame.initialiser or initialises \
             else AFTER_STEP if frame.stepped else ""
         frame.writes.append(_Write(node, shape, fix, where))
 
@@ -350,8 +357,11 @@ class DataMutation(Rule):
         in the same function. The message says which place it is."""
         for write in frame.writes:
             where = write.where
-            if write.backward_follows and where != NO_GRAD:
+            if write.backward_follows and where not in (NO_GRAD, FRESH):
                 where = ""
+            if where == FRESH:  # no graph can have saved it, whatever follows
+                self.report(write.node, write.shape.message(where), write.fix, HARMLESS_HERE)
+                continue
             code = self.code if write.backward_follows or not where else HARMLESS_HERE
             self.report(write.node, write.shape.message(where), write.fix, code)
 
@@ -477,12 +487,29 @@ class DataMutation(Rule):
         summary = self.inference.summary
         return summary is not None and summary.defines_data_records() and not self._evidently_tensor(receiver)
 
+    def _made_here(self, receiver: cst.BaseExpression) -> bool:
+        """``x.clone()`` or a torch factory call (``torch.zeros(...)``, ``torch.randn_like(x)``):
+        a tensor no graph can have saved, since it did not exist before this expression."""
+        if not isinstance(receiver, cst.Call):
+            return False
+        called = method_call(receiver)
+        if called is not None and called[1] == "clone":
+            return True
+        return (self.inference.qualify(receiver.func) or "") in _FACTORIES
+
     def _evidently_tensor(self, receiver: cst.BaseExpression) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value in PARAMETER_ATTRIBUTES:
             return True
         return self.inference.is_tensor(receiver)
 
 
+# Torch functions that return a new tensor of their own (a `.data` write to it is harmless).
+_FACTORIES = frozenset(
+    f"torch.{name}" for name in """
+    zeros ones empty full rand randn randint zeros_like ones_like empty_like full_like rand_like randn_like
+    randint_like arange linspace eye
+    """.split()
+)
 _NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                       "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
 # In-place methods that change a tensor's shape or storage, not its values: through

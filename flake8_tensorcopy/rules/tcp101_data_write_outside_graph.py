@@ -1,8 +1,9 @@
 """TCP101: a write through ``.data`` where the code shows no graph in play (legacy, harmless here).
 
 TCP001's analysis reports it (one walk for both codes): a write that TCP001 flags, made
-inside ``torch.no_grad()``/``inference_mode()``, in initialisation, or after the
-``backward()``/``step()`` of its function with no backward after it. The TCP1xx codes are
+inside ``torch.no_grad()``/``inference_mode()``, in initialisation, after the
+``backward()``/``step()`` of its function with no backward after it, or on a tensor made in
+the same expression (``x.clone().data.normal_()``). The TCP1xx codes are
 legacy spellings that the site shows to be harmless, or harmful only in a case the message
 names: ``--extend-ignore TCP1`` keeps only what may hurt.
 """
@@ -26,9 +27,10 @@ class DataWriteOutsideGraph(Rule):
         "with them; in initialisation (a function named `__init__`, `reset_parameters` or with an "
         "`init`/`initialize` word in its name, a `.data` handed to `nn.init`, or to the file's own "
         "`*init*` helper that writes it); after a `.backward()` or an optimizer's or grad scaler's "
-        "`.step()` earlier in the same function, with no `.backward()` after the write. A `.backward()` "
-        "after the write in the same function makes it TCP001 again, wherever it is. The message says "
-        "which of the places it is.",
+        "`.step()` earlier in the same function, with no `.backward()` after the write; and, wherever it "
+        "is, on a tensor made in the same expression (`x.clone().data.normal_()`, "
+        "`torch.zeros_like(x).data.fill_(1)`). A `.backward()` after the write in the same function "
+        "makes the others TCP001 again. The message says which of the places it is.",
         why="Nothing here computes a wrong gradient as the code stands: in initialisation no graph has "
         "saved the tensor yet; after the step the next forward records the new values; under no_grad "
         "the write is meant to bypass autograd, and `.data` adds nothing. Two cases remain: a graph "
@@ -77,6 +79,12 @@ class DataWriteOutsideGraph(Rule):
                 "def build(model):\n    for m in model.modules():\n        weight_init(m.weight.data)\n", [(6, 9)],
                 message="in initialisation"),
         Example("def initWeights(m, w):\n    m.weight.data = w\n", [(2, 5)], message="assigning .data in initialisation"),
+        # A tensor made in the same expression: no graph can have saved it, a backward after it or not.
+        Example("def noisy(actions, model, loss_fn):\n    noise = actions.clone().data.normal_(0, 0.1)\n"
+                "    loss_fn(model(actions + noise)).backward()\n", [(2, 13)],
+                message="of a tensor made right there is harmless"),
+        Example("import torch\ndef f(x):\n    return torch.zeros_like(x).data.fill_(1.0)\n", [(3, 12)],
+                message="of a tensor made right there"),
         Example("def train(loss, optimizer, w):\n    loss.backward()\n    optimizer.step()\n    w.data.clamp_(0.0, 1.0)\n",
                 [(4, 5)], message="after backward()/step() in this function is harmless unless"),
         Example("def train(model, batches, opt):\n    for x in batches:\n        model(x).sum().backward()\n"
