@@ -55,6 +55,10 @@ class ParameterRewrapTie(Rule):
         "attribute (`self.fc.weight = nn.Parameter(self.fc.weight)`, which replaces one "
         "Parameter by another) or of another attribute of the same module (`self.w = "
         "nn.Parameter(self.weight)`: most often a plain tensor or a buffer made a Parameter), "
+        "a layer's `__init__(self, m)` that builds itself from `m`'s configuration "
+        "(`super().__init__(m.in_channels, ...)`) and takes `m`'s parameters as its own "
+        "(`self.weight = nn.Parameter(m.weight.detach())`: quantisation and pruning wrappers, "
+        "after which `m` is swapped out of the model), "
         "a Parameter of a module the function built itself and may throw "
         "away (`m = nn.Linear(...); self.w = nn.Parameter(m.weight)`), a slice or a view of a "
         "weight, and `setattr(...)`.",
@@ -75,9 +79,19 @@ class ParameterRewrapTie(Rule):
             "        super().__init__()\n        self.out = nn.Linear(4, 8)\n        self.out.weight = nn.Parameter(emb.weight)\n",
             [(6, 27)],
         ),
+        # A module handed in whose configuration the new one does not copy: a tie.
+        Example(
+            "import torch.nn as nn\nclass Decoder(nn.Module):\n    def __init__(self, embedding):\n"
+            "        super().__init__()\n        self.weight = nn.Parameter(embedding.weight)\n",
+            [(5, 23)],
+        ),
     )
     clean = (
         "import torch.nn as nn\ndef f(self):\n    self.out.weight = self.emb.weight\n",
+        # A layer built from the one it replaces (quantisation, pruning): `m` is swapped out.
+        "import torch.nn as nn\nclass QuanConv2d(nn.Conv2d):\n    def __init__(self, m, bits):\n"
+        "        super().__init__(m.in_channels, m.out_channels, m.kernel_size, stride=m.stride)\n"
+        "        self.weight = nn.Parameter(m.weight.detach())\n        self.bias = nn.Parameter(m.bias.detach())\n",
         "import torch.nn as nn\ndef f(self):\n    self.out.weight = nn.Parameter(self.emb.weight.clone())\n",
         "import torch.nn as nn\ndef f(self):\n    self.fc.weight = nn.Parameter(self.fc.weight)\n",
         "import torch.nn as nn\ndef f(self):\n    self.weight = nn.Parameter(self.weight.data)\n",
@@ -88,6 +102,17 @@ class ParameterRewrapTie(Rule):
         "import torch.nn as nn\ndef f(self):\n    self.out.weight = nn.Parameter(self.emb.running_mean)\n",
         "import torch\nimport torch.nn as nn\ndef f(self):\n    self.weight = torch.zeros(3)\n    self.sub_weight = nn.Parameter(self.weight)\n",
     )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        # The functions around the node, innermost last: what `_replaced_modules` asks.
+        self._functions: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         targets = [t.target for t in node.targets if isinstance(t.target, cst.Attribute)]
@@ -129,6 +154,9 @@ class ParameterRewrapTie(Rule):
             return
         if not self._kept_module(parameter.value):
             return
+        if owner == "self" and isinstance(parameter.value, cst.Name) and parameter.attr.value == attribute \
+                and parameter.value.value in self._replaced_modules():
+            return  # a module built from the one it replaces takes its parameters over
         fix = None
         if len(value.args) == 1:
             fix = Fix(
@@ -137,6 +165,33 @@ class ParameterRewrapTie(Rule):
                 description="assign the Parameter itself",
             )
         self.report(value, self.message.format(source=_code(parameter), target=target_code), fix)
+
+    def _replaced_modules(self) -> frozenset[str]:
+        """In ``__init__(self, m, ...)``, the parameters ``m`` whose attributes the base class's
+        ``__init__`` is called with (``super().__init__(m.in_channels, m.out_channels, ...)``):
+        the new module is built as a copy of ``m``'s configuration, to replace ``m`` (a
+        quantised, pruned or wrapped layer), so taking ``m``'s parameters is no tie: ``m`` is
+        swapped out of the model."""
+        if not self._functions or self._functions[-1].name.value != "__init__":
+            return frozenset()
+        function = self._functions[-1]
+        parameters = {param.name.value for param in function.params.params[1:]}
+        replaced: set[str] = set()
+
+        class BaseInitCalls(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                called = method_call(call)
+                if called is None or called[1] != "__init__":
+                    return
+                for arg in call.args:
+                    root = arg.value
+                    while isinstance(root, (cst.Attribute, cst.Subscript)):
+                        root = root.value
+                    if isinstance(root, cst.Name) and root.value in parameters and root is not arg.value:
+                        replaced.add(root.value)
+
+        function.body.visit(BaseInitCalls())
+        return frozenset(replaced)
 
     def _kept_module(self, module: cst.BaseExpression) -> bool:
         """Whether ``module`` (the X of ``X.weight``) is a module that lives on: an attribute
