@@ -870,6 +870,20 @@ def test_fetch_clones_what_is_missing_and_reports_what_it_cannot(tiny_mirror, mo
     assert "o/r" not in capsys.readouterr().out
 
 
+def test_all_findings_reads_every_file_of_the_labelled_repositories(tiny_mirror, tmp_path):
+    root, repo, _ = tiny_mirror
+    mirror = acc_corpus.locate(repo, root)
+    labels = [Label("o/r", repo.commit, "a.py", 2, "TCP005", "TCP005", "")]
+    only = [path for _, path, _, _ in acc_score.labelled_files(labels, {"o/r": mirror}, tmp_path)]
+    every = [path for _, path, _, _ in acc_score.labelled_files(labels, {"o/r": mirror}, tmp_path, every_file=True)]
+    assert only == ["a.py"]
+    assert sorted(every) == ["a.py", "ff.py", "pkg/b.py", "pkg/ü b.py"]
+    # A finding in a file with no label is counted, as unlabelled.
+    table = acc_score.score(labels, {("o/r", "a.py"): [(2, "TCP005")], ("o/r", "ff.py"): [(3, "TCP009")]})
+    rules = {rule.code: rule for rule in table.rules}
+    assert (rules["TCP005"].found, rules["TCP009"].unlabelled) == (1, 1)
+
+
 def test_corpus_show_after_a_form_feed(tiny_mirror, monkeypatch, capsys):
     root, repo, _ = tiny_mirror
     monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)

@@ -16,6 +16,7 @@ puts each finding on the first line of its statement, and matches it to labels.c
     python3 bench/accuracy/score.py --show FN --rule TCP003   # the misses, with their source lines
     python3 bench/accuracy/score.py --repos bench/accuracy/repos-crossmodule.txt   # a subset of the corpus
     python3 bench/accuracy/score.py --project on           # as if every repository turned the project analysis on
+    python3 bench/accuracy/score.py --all-findings         # every file of the repositories: none goes uncounted
     python3 bench/accuracy/score.py --committed            # the table from the committed data, no mirrors
     python3 bench/accuracy/score.py --write                # ... written into the README and the rule pages
     python3 bench/accuracy/score.py --regenerate           # shapes.py candidates (the current code), then --write
@@ -174,16 +175,18 @@ def _file_findings(job: tuple[str, str, bytes, str]) -> tuple[tuple[str, str], l
 
 
 def labelled_files(
-    labels: list[labelling.Label], mirrors: dict[str, corpus.Mirror], exported: Path
+    labels: list[labelling.Label], mirrors: dict[str, corpus.Mirror], exported: Path, every_file: bool = False
 ) -> Iterator[tuple[str, str, bytes, str]]:
     """(repo, path, bytes, where it lies in the export) of every labelled file, read at
-    repos.csv's commit; the plugin reads the modules it imports from the export."""
+    repos.csv's commit; the plugin reads the modules it imports from the export. With
+    ``every_file``, every Python file of those repositories: a finding in a file that holds
+    no label is then counted as unlabelled, not left out."""
     wanted: dict[str, set[str]] = {}
     for label in labels:
         wanted.setdefault(label.repo, set()).add(label.path)
     for name in sorted(wanted, key=str.lower):
         mirror = mirrors[name]
-        files = [file for file in mirror.python_files() if file.path in wanted[name]]
+        files = [file for file in mirror.python_files() if every_file or file.path in wanted[name]]
         absent = wanted[name] - {file.path for file in files}
         if absent:
             raise SystemExit(f"{name} has no {', '.join(sorted(absent))} at {mirror.repo.commit}")
@@ -213,11 +216,13 @@ def force_project(on: bool) -> None:
     project.enabled = lambda root: on
 
 
-def collect_findings(labels: list[labelling.Label], root, jobs: int) -> dict[tuple[str, str], list[tuple[int, str]]]:
+def collect_findings(
+    labels: list[labelling.Label], root, jobs: int, every_file: bool = False
+) -> dict[tuple[str, str], list[tuple[int, str]]]:
     mirrors = open_mirrors(labels, root)
     exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
     with Pool(jobs) as pool:
-        return dict(pool.imap(_file_findings, labelled_files(labels, mirrors, exported), chunksize=4))
+        return dict(pool.imap(_file_findings, labelled_files(labels, mirrors, exported, every_file), chunksize=4))
 
 
 def committed_findings(labels: list[labelling.Label], candidates: Iterable[labelling.Candidate]) -> FindingsByFile:
@@ -362,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the committed data's table into README.md, _accuracy.py and the rule pages")
     parser.add_argument("--regenerate", action="store_true",
                         help="first rescan the corpus with the current code (shapes.py candidates), then --write")
+    parser.add_argument("--all-findings", action="store_true",
+                        help="lint every file of the labelled repositories, not only the labelled files: "
+                             "findings in files with no label count as unlabelled")
     parser.add_argument("--project", choices=("config", "on", "off"), default="config",
                         help="the project analysis: as each repository's configuration says (default), or "
                              "forced on or off for every file")
@@ -373,9 +381,9 @@ def main(argv: list[str] | None = None) -> int:
         force_project(args.project == "on")
     started = time.perf_counter()
     if args.regenerate or args.write or args.committed:
-        if args.show or args.json or args.repos or args.labels != str(labelling.LABELS_CSV):
+        if args.show or args.json or args.repos or args.all_findings or args.labels != str(labelling.LABELS_CSV):
             parser.error("--committed, --write and --regenerate score all the committed files: "
-                         "no --show, --json, --repos or --labels")
+                         "no --show, --json, --repos, --all-findings or --labels")
         if args.regenerate and shapes.main([*(["--mirrors", args.mirrors] if args.mirrors else []),
                                             "--jobs", str(args.jobs), "candidates"]):
             return 1
@@ -392,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     if not labels:
         raise SystemExit(f"no labels in {args.labels}")
     root = corpus.mirrors_root(args.mirrors)
-    findings_by_file = collect_findings(labels, root, args.jobs)
+    findings_by_file = collect_findings(labels, root, args.jobs, args.all_findings)
     table = score(labels, findings_by_file)
     files = len(findings_by_file)
     print_table(table, files, len(labels))
