@@ -172,7 +172,7 @@ def test_unsafe_fixes_key_and_its_flags(project):
         ("colour = 'red'", "[tool.flake8-tensorcopy] colour: unknown key (known: select, extend-select"),
         ("select = 'TCP001'", "[tool.flake8-tensorcopy] select: must be a list of strings, not 'TCP001'"),
         ("ignore = ['TCP!']", "[tool.flake8-tensorcopy] ignore: 'TCP!' is not a code prefix"),
-        ("extend-select = ['TCP999']", "extend-select: 'TCP999' matches no rule (the codes are TCP001 to TCP011)"),
+        ("extend-select = ['TCP999']", "extend-select: 'TCP999' matches no rule (the codes are TCP001 to TCP101)"),
         ("select = ['TCP001,TCP002']", "select: one code per string, not comma-separated"),
         ("unsafe-fixes = 'yes'", "[tool.flake8-tensorcopy] unsafe-fixes: must be true or false, not 'yes'"),
         ("respect-gitignore = 1", "respect-gitignore: must be true or false, not 1"),

@@ -273,8 +273,8 @@ def test_github_and_sarif_name_the_cell(tmp_path):
     # No line=: GitHub would put it on that line of the notebook's JSON.
     assert github[0] == (
         "::warning file=train.ipynb,title=TCP001 (cell 5%2C line 1%2C col 1)::TCP001 in-place write through .data "
-        "is invisible to autograd (silently wrong gradients); write to the tensor itself inside "
-        "`with torch.no_grad():`"
+        "is invisible to autograd: if a pending backward saved this tensor, its gradient is silently wrong; "
+        "write to the tensor itself inside `with torch.no_grad():`"
     )
     log = json.loads(run("--format", "sarif", "train.ipynb", cwd=tmp_path).stdout)
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(log)

@@ -199,7 +199,7 @@ def test_reused_findings_are_those_of_a_fresh_lint_at_every_edit():
     reuse = ChunkReuse()
     text = TRAINING
     before, failure = _lint(text, reuse)
-    assert failure is None and len(set(finding[4] for finding in before)) == 8 and reuse.reused == 0
+    assert failure is None and len(set(finding[4] for finding in before)) == 9 and reuse.reused == 0
     for what, edit, change, reused in EDITS:
         text = edit(text)
         counted = reuse.reused

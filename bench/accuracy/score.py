@@ -171,7 +171,10 @@ def only_repos(labels: list[labelling.Label], names: set[str], known: set[str]) 
 
 def _file_findings(job: tuple[str, str, bytes, str]) -> tuple[tuple[str, str], list[tuple[int, str]]]:
     repo, path, data, on_disk = job
-    return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}", on_disk)
+    try:
+        return (repo, path), findings.plugin_findings(corpus.decode_source(data), f"{repo} {path}", on_disk)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # as flake8: E999, and no finding of ours
+        return (repo, path), []
 
 
 def labelled_files(
