@@ -39,6 +39,7 @@ except ImportError:  # not CPython
 from .notices import warn_once
 from .plain_file import read_plain_file
 from .signing import signature, signed_by_us
+from .values import Holds, Instance, LibraryObject
 from .vocabulary import TensorInfo
 
 FOLDER_NAME = ".tensorcopy_cache"
@@ -204,8 +205,6 @@ def encode(value: object) -> object:
     """``value`` as JSON: None, a tensor's facts, a non-tensor the rules know, an instance
     of a project's class or of a tabled library class, a tuple of those, or a star
     import's names."""
-    from .summary import Holds, Instance, LibraryObject
-
     if value is None:
         return None
     if isinstance(value, LibraryObject):
@@ -224,8 +223,6 @@ def encode(value: object) -> object:
 
 
 def decode(data: object) -> object:
-    from .summary import Holds, Instance, LibraryObject
-
     if data is None:
         return None
     if not isinstance(data, dict) or len(data) != 1:

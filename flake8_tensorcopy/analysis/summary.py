@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import enum
 import functools
 import re
 from collections.abc import Iterator
@@ -31,7 +30,6 @@ from dataclasses import dataclass
 
 from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .own_code import HEADER, NESTED, OwnCode, own_code
-from .library_api import DATASET_TENSOR_FIELDS
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
     DISTRIBUTION_TENSOR_METHODS,
@@ -80,45 +78,7 @@ from .vocabulary import (
 
 from .in_force import StraightPaths
 from .project import Project, locate
-
-
-class Holds(enum.Enum):
-    """Values that are not tensors but that the rules care about."""
-
-    STATE_DICT = "a state_dict"  # its values share memory with the live weights
-    LOADER = "a DataLoader"  # iterating it gives batches of tensors
-    TENSORS = "a list of tensors"  # a list or tuple whose every element is a tensor
-    TENSOR_OR_TENSORS = "a tensor or a tuple of tensors"  # torch.max(x, ...): each element a tensor
-    BATCH = "a batch of a DataLoader"  # unpacking it gives tensors (with the default collate)
-    LOSS = "a torch.nn loss module"  # calling it gives a tensor (nn.CrossEntropyLoss())
-    PARAM_GROUPS = "an optimizer's param_groups"  # dicts whose "params" are lists of parameters
-    PARAM_GROUP = "one of an optimizer's param_groups"
-    DISTRIBUTION = "a torch.distributions distribution"  # its samples and log_probs are tensors
-
-
-@dataclass(frozen=True)
-class Instance:
-    """An instance of a class defined in this file (``self`` in its methods), or in another
-    module of the project."""
-
-    cls: str  # the class's qualified name in its module: "Trainer", "Outer.Inner"
-    module: str = ""  # the path of the module that defines it; "" for the module asked
-
-
-@dataclass(frozen=True)
-class LibraryObject:
-    """An instance of a library's class that a generated table describes: a torchvision
-    dataset (``datasets.MNIST(...)``), whose ``data`` and ``targets`` are tensors."""
-
-    qualified: str
-
-    @classmethod
-    def made_by(cls, qualified: str) -> LibraryObject | None:
-        """What calling the callable ``qualified`` makes, when a table describes it."""
-        return cls(qualified) if qualified in DATASET_TENSOR_FIELDS else None
-
-    def attribute(self, name: str) -> Value:
-        return TENSOR if name in DATASET_TENSOR_FIELDS.get(self.qualified, ()) else None
+from .values import Holds, Instance, LibraryObject, Value
 
 
 class _Signature:
@@ -225,8 +185,6 @@ def _rebased(value: Value, module: str) -> Value:
     return value
 
 
-# A tuple stands for a function's ``return a, b``: what each position holds.
-Value = TensorInfo | Holds | Instance | LibraryObject | tuple | None
 _EMPTY_LIST = "empty list"  # a binding that only containers' element writes can fill
 _TUPLES_OF_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS)
 _DEEP_COPIES = frozenset({"copy.deepcopy"})

@@ -1,0 +1,57 @@
+"""The values the analysis answers with: what a name, an attribute or a call holds.
+
+A tensor's facts are ``vocabulary.TensorInfo``; the rest are here, apart from the module
+summary that works them out, so that the disk cache (which stores them) and the summary
+need not import each other.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from .library_api import DATASET_TENSOR_FIELDS
+from .vocabulary import TENSOR, TensorInfo
+
+
+class Holds(enum.Enum):
+    """Values that are not tensors but that the rules care about."""
+
+    STATE_DICT = "a state_dict"  # its values share memory with the live weights
+    LOADER = "a DataLoader"  # iterating it gives batches of tensors
+    TENSORS = "a list of tensors"  # a list or tuple whose every element is a tensor
+    TENSOR_OR_TENSORS = "a tensor or a tuple of tensors"  # torch.max(x, ...): each element a tensor
+    BATCH = "a batch of a DataLoader"  # unpacking it gives tensors (with the default collate)
+    LOSS = "a torch.nn loss module"  # calling it gives a tensor (nn.CrossEntropyLoss())
+    PARAM_GROUPS = "an optimizer's param_groups"  # dicts whose "params" are lists of parameters
+    PARAM_GROUP = "one of an optimizer's param_groups"
+    DISTRIBUTION = "a torch.distributions distribution"  # its samples and log_probs are tensors
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An instance of a class defined in this file (``self`` in its methods), or in another
+    module of the project."""
+
+    cls: str  # the class's qualified name in its module: "Trainer", "Outer.Inner"
+    module: str = ""  # the path of the module that defines it; "" for the module asked
+
+
+@dataclass(frozen=True)
+class LibraryObject:
+    """An instance of a library's class that a generated table describes: a torchvision
+    dataset (``datasets.MNIST(...)``), whose ``data`` and ``targets`` are tensors."""
+
+    qualified: str
+
+    @classmethod
+    def made_by(cls, qualified: str) -> LibraryObject | None:
+        """What calling the callable ``qualified`` makes, when a table describes it."""
+        return cls(qualified) if qualified in DATASET_TENSOR_FIELDS else None
+
+    def attribute(self, name: str) -> Value:
+        return TENSOR if name in DATASET_TENSOR_FIELDS.get(self.qualified, ()) else None
+
+
+# A tuple stands for a function's ``return a, b``: what each position holds.
+Value = TensorInfo | Holds | Instance | LibraryObject | tuple | None
