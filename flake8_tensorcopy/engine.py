@@ -1,7 +1,9 @@
-"""The analysis core: source text -> one parse -> one batched pass -> findings.
+"""The analysis core: source text -> its ``ast`` -> one walk of every rule -> findings.
 
 The flake8 plugin, the CLI and the fixer all call into this module; nothing else
-parses or walks code.
+walks code. Detection reads ``ast``; LibCST is imported and parsed only to build the
+fixes of a run that shows or applies them (:func:`analyse_module`), and for the rules
+whose detection still reads LibCST's tree (``cst_rule.py``).
 """
 
 from __future__ import annotations
@@ -15,24 +17,20 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
-from . import collector, limits, memory, positions, prefilter, yielding
+from . import collector, limits, memory, prefilter, yielding
 from .analysis.summary import ModuleSummary
-from .rule import Context, Fix, Report, Rule
+from .ast_scopes import ScopeCloser, ScopeOpener
+from .ast_walk import Walker
+from .fix_sites import span_of
+from .rule import AstContext, Fix, FixPlan, Report, RuleBase
 from .rules import ALL_RULES
-from .scopes import ScopeCloser, ScopeOpener
-from .walk import Walker
 
-# Importing LibCST and the rules adds some 17,000 long-lived objects (classes,
-# functions, tables) that every full collection of the cycle collector would scan
-# again, in a flake8 run that keeps all its results to the end. Frozen, the collector
-# skips them, and what the host holds at this moment; reference counting still frees
-# any of them. On application code this took a third off the plugin's cost (GC time
-# 6.7 s -> 3.7 s of a 60 s flake8 run). One collection first, so that no garbage
-# that exists now is kept for good.
-gc.collect()
-gc.freeze()
+if TYPE_CHECKING:
+    import libcst as cst
+
+Rule = RuleBase  # any rule, whichever tree its detection reads
 
 
 class AnalysisError(Exception):
@@ -294,17 +292,57 @@ def _collector_paused() -> contextlib.AbstractContextManager[None]:
     return collector.paused()
 
 
-def analyse_module(
-    module: cst.Module, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = ""
+def walk_rules(
+    tree: ast.AST, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = ""
 ) -> list[Report]:
-    """Run every rule over ``module`` in one batched traversal; ``summary`` is that of the
-    whole file, ``scope`` the qualified name of the scope ``module`` was cut from."""
-    context = Context(summary, scope)
+    """Run every ``ast`` rule over ``tree`` in one walk; ``summary`` is that of the whole
+    file, ``scope`` the qualified name of the scope ``tree`` was cut from. The reports
+    hold ``ast`` nodes and, where a fix is possible, its :class:`FixPlan`."""
+    context = AstContext(summary, scope)
     context.codes = frozenset(rule.code for rule in rules)
     analysers = dict.fromkeys(rule.analyser() for rule in rules)  # one visitor for the codes it reports
     visitors = [ScopeOpener(context), *(analyser(context) for analyser in analysers), ScopeCloser(context)]
-    Walker(visitors).walk(module)
+    Walker(visitors).walk(tree)
     return context.reports
+
+
+def analyse_module(
+    module: cst.Module, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = "",
+    text: str | None = None,
+) -> list[Report]:
+    """Every rule over ``module`` (LibCST's tree of ``text``), with each finding's fix built:
+    the reports hold LibCST nodes. What the fixer and an editor's quick fix ask for."""
+    from . import cst_engine, fix_sites
+
+    _freeze_long_lived()
+    ast_rules = [rule for rule in rules if rule.analyser().on_ast]
+    cst_rules = [rule for rule in rules if not rule.analyser().on_ast]
+    reports: list[Report] = []
+    if ast_rules:
+        text = module.code if text is None else text
+        tree = parse_ast(text)
+        reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope))
+    if cst_rules:
+        reports += cst_engine.analyse_module(module, summary, cst_rules, scope)
+    return reports
+
+
+_FROZEN = False
+
+
+def _freeze_long_lived() -> None:
+    """Freeze what exists once LibCST is imported, so the cycle collector skips it.
+
+    LibCST and the rules add some 17,000 long-lived objects (classes, functions, tables)
+    that every full collection would scan again, in a run that keeps all its results to
+    the end; reference counting still frees any of them. One collection first, so that no
+    garbage that exists now is kept for good.
+    """
+    global _FROZEN
+    if not _FROZEN:
+        _FROZEN = True
+        gc.collect()
+        gc.freeze()
 
 
 def parse_ast(source: str) -> ast.Module:
@@ -325,6 +363,9 @@ def parse(source: str, tree: ast.Module | None = None) -> cst.Module:
 
 
 def _parse(source: str) -> cst.Module:
+    import libcst as cst
+
+    _freeze_long_lived()
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -375,34 +416,37 @@ def with_deep_recursion(work: Callable[[], object]) -> object:
 def lint_chunk(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
-    return with_deep_recursion(lambda: _lint_parsed(_parse(chunk), line_offset, summary, scope, rules, ends))
+    """The findings in one part of the file (see :data:`ChunkLinter`)."""
+    ast_rules = [rule for rule in rules if rule.analyser().on_ast]
+    cst_rules = [rule for rule in rules if not rule.analyser().on_ast]
+    findings: list[Finding] = []
+    if ast_rules:
+        findings += with_deep_recursion(lambda: _lint_ast(chunk, line_offset, summary, scope, ast_rules, ends))
+    if cst_rules:
+        from . import cst_engine
+
+        findings += with_deep_recursion(
+            lambda: cst_engine.lint_parsed(_parse(chunk), line_offset, summary, scope, cst_rules, ends)
+        )
+    return findings
 
 
-def _lint_parsed(
-    module: cst.Module,
-    line_offset: int,
-    summary: ModuleSummary,
-    scope: str,
-    rules: Sequence[type[Rule]],
-    ends: bool,
+def _lint_ast(
+    chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
-    reports = analyse_module(module, summary, rules, scope)
+    tree = parse_ast(chunk)
+    reports = walk_rules(tree, summary, rules, scope)
     if not reports:
         return []
-    # Positions cost a code generation of the whole chunk: only pay when needed.
-    nodes = [report.node for report in reports]
-    if ends:
-        spans = positions.ranges(module, nodes)
-    else:
-        spans = {key: (start, (None, None)) for key, start in positions.starts(module, nodes).items()}
+    lines = chunk.split("\n")
     findings = []
     for report in reports:
-        (line, column), (end_line, end_column) = spans[id(report.node)]
-        if end_line is not None:
-            end_line += line_offset
-        findings.append(
-            Finding(line + line_offset, column, report.code, report.message, report.fix, end_line, end_column)
-        )
+        (line, column), (end_line, end_column) = span_of(report.node, lines)
+        fix = report.fix.offer() if isinstance(report.fix, FixPlan) else report.fix
+        findings.append(Finding(
+            line + line_offset, column, report.code, report.message, fix,
+            end_line + line_offset if ends else None, end_column if ends else None,
+        ))
     return findings
 
 

@@ -1,16 +1,16 @@
-"""What every rule is made of: its code, message, trigger, docs, visitor and fixes."""
+"""What every rule is made of: its code, message, trigger, docs, detection on ``ast`` and fixes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-import libcst as cst
-
+from .analysis.evaluator import Inference
 from .analysis.summary import ModuleSummary
 from .gates import ArgumentGate, Gate  # noqa: F401 (ArgumentGate: re-exported for rules)
-from .inference import Inference
+from .lazy_cst import cst
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
 
 
@@ -56,12 +56,49 @@ class Fix:
 
 @dataclass(frozen=True)
 class Report:
-    """A finding before positions are known: the node it starts at."""
+    """A finding before positions are known: the node it starts at (an ``ast`` node, or a
+    LibCST one once its fix is built)."""
 
-    node: cst.CSTNode
+    node: object
     code: str
     message: str
-    fix: Fix | None = None
+    fix: Fix | FixPlan | None = None
+
+
+@dataclass(frozen=True)
+class FixSite:
+    """Where a fix is built: the LibCST nodes at the spans of the plan's ``anchors`` (in
+    their order), in ``module``, the parsed part of the file that holds the finding."""
+
+    module: cst.Module
+    nodes: tuple
+    data: tuple
+    lines: dict[int, cst.SimpleStatementLine]  # id(small statement) -> the line holding it
+
+    def line_of(self, statement: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The statement line holding ``statement`` (a small statement such as an assignment)."""
+        return self.lines.get(id(statement))
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """A fix decided when the finding is made, on ``ast``; LibCST builds it only when asked.
+
+    ``build(site)`` returns the :class:`Fix` (or None when the code turns out not to allow
+    it); ``site.nodes`` are the LibCST nodes at the spans of ``anchors``, ``site.data`` is
+    ``data`` (plain values the detection knew: the local name of torch, say). ``safe`` and
+    ``description`` are the built fix's: so a run that builds none still says what is fixable.
+    """
+
+    safe: bool
+    description: str
+    build: Callable[[FixSite], Fix | None] = field(compare=False, repr=False)
+    anchors: tuple[ast.AST, ...] = field(default=(), compare=False, repr=False)
+    data: tuple = field(default=(), compare=False, repr=False)
+
+    def offer(self) -> Fix:
+        """What a finding says of its fix before any is built: no edits, its safety and what it does."""
+        return Fix(replacements=(), safe=self.safe, description=self.description)
 
 
 @dataclass(frozen=True)
@@ -90,27 +127,28 @@ class Example:
     message: str = ""
 
 
-class Context:
-    """Shared by all rules of one batched pass."""
+class AstContext:
+    """Shared by all rules of one walk."""
 
     def __init__(self, summary: ModuleSummary, scope: str = "") -> None:
-        """``scope``: the qualified name of the scope around the parsed code ("" for the
-        module, "Trainer" for a method parsed on its own)."""
+        """``scope``: the qualified name of the scope around the walked code ("" for the
+        module, "Trainer" for a method analysed on its own)."""
+        self.summary = summary
         self.imports = summary.imports
         self.inference = Inference(summary.imports, summary, scope)
         self.reports: list[Report] = []
         # Nesting depth of ``with torch.no_grad()`` / ``inference_mode`` (and decorated
         # functions): a fix needs no wrapper inside one.
         self.no_grad_depth = 0
-        self.loops: list[cst.CSTNode] = []
-        self.functions: list[cst.FunctionDef] = []
-        self.statements: list[cst.SimpleStatementLine] = []  # the enclosing statement line
+        self.loops: list[ast.For | ast.While] = []
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.statements: list[ast.stmt] = []  # the enclosing statement that holds no other
         # The codes asked for: a rule that reports several (see ``Rule.reported_by``) drops
         # the others' findings. None: every code.
         self.codes: frozenset[str] | None = None
 
 
-def module_reference(context: Context, module: str = "torch") -> tuple[str, str | None]:
+def module_reference(context: AstContext, module: str = "torch") -> tuple[str, str | None]:
     """How new code spells ``module`` here, and the import to add when nothing binds it.
 
     ``import torch as th`` gives ``("th", None)``; a file that only has
@@ -122,17 +160,19 @@ def module_reference(context: Context, module: str = "torch") -> tuple[str, str 
     return module, module
 
 
-# Expressions that can be the receiver of ``.method()`` without parentheses.
-_PRIMARIES = (
-    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set,
-    cst.ListComp, cst.SetComp, cst.DictComp, cst.SimpleString, cst.FormattedString,
-    cst.Float, cst.Imaginary, cst.Ellipsis,
-)  # a tuple or a generator expression counts only with its own parentheses
+def _primaries() -> tuple[type, ...]:
+    """Expressions that can be the receiver of ``.method()`` without parentheses (a tuple
+    or a generator expression counts only with its own parentheses)."""
+    return (
+        cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set,
+        cst.ListComp, cst.SetComp, cst.DictComp, cst.SimpleString, cst.FormattedString,
+        cst.Float, cst.Imaginary, cst.Ellipsis,
+    )
 
 
 def as_receiver(node: cst.BaseExpression) -> cst.BaseExpression:
     """``node``, parenthesised when ``node.method()`` would bind differently (``a + b``)."""
-    if node.lpar or isinstance(node, _PRIMARIES):
+    if node.lpar or isinstance(node, _primaries()):
         return node
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -147,8 +187,8 @@ def call_method(receiver: cst.BaseExpression, method: str, args: Sequence[cst.Ar
     return cst.Call(func=cst.Attribute(value=as_receiver(receiver), attr=cst.Name(method)), args=fresh)
 
 
-class Rule(cst.BatchableCSTVisitor):
-    """One lint rule: subclasses set the class attributes and ``visit_*`` methods."""
+class RuleBase:
+    """What every rule declares, whichever tree its detection reads."""
 
     code: ClassVar[str]
     name: ClassVar[str]  # a slug: "data-mutation"
@@ -165,28 +205,35 @@ class Rule(cst.BatchableCSTVisitor):
     # A code whose findings another rule's analysis makes, in the same walk (TCP101's are
     # TCP001's writes where the site shows no graph in play): that rule. Such a rule has
     # its own page, examples and selection, and no visitor of its own.
-    reported_by: ClassVar[type[Rule] | None] = None
+    reported_by: ClassVar[type[RuleBase] | None] = None
     flagged: ClassVar[Sequence[Example]] = ()
     clean: ClassVar[Sequence[str]] = ()
-
-    def __init__(self, context: Context) -> None:
-        super().__init__()
-        self.context = context
-        self.inference = context.inference
-
-    def report(self, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None, code: str | None = None) -> None:
-        """Report a finding under ``code`` (this rule's by default; another only for a rule
-        that reports for it), unless that code was not asked for."""
-        code = code or self.code
-        if self.context.codes is not None and code not in self.context.codes:
-            return
-        self.context.reports.append(Report(node, code, f"{code} {message or self.message}", fix))
+    # Whether the detection walks flake8's ``ast`` (else LibCST's tree: ``cst_rule.py``).
+    on_ast: ClassVar[bool] = True
 
     @classmethod
-    def analyser(cls) -> type[Rule]:
+    def analyser(cls) -> type[RuleBase]:
         """The rule whose visitor makes this rule's findings."""
         return cls.reported_by or cls
 
     @classmethod
     def trigger_spec(cls) -> TriggerSpec:
         return TriggerSpec(cls.code, cls.triggers, cls.trigger_imports, cls.enabled_by_default, cls.gate)
+
+
+class Rule(RuleBase):
+    """One lint rule: subclasses set the class attributes and ``visit_*``/``leave_*``
+    methods named for ``ast`` node types (see ``ast_walk.py``)."""
+
+    def __init__(self, context: AstContext) -> None:
+        self.context = context
+        self.inference = context.inference
+
+    def report(self, node: ast.AST, message: str | None = None, fix: FixPlan | None = None,
+               code: str | None = None) -> None:
+        """Report a finding under ``code`` (this rule's by default; another only for a rule
+        that reports for it), unless that code was not asked for."""
+        code = code or self.code
+        if self.context.codes is not None and code not in self.context.codes:
+            return
+        self.context.reports.append(Report(node, code, f"{code} {message or self.message}", fix))

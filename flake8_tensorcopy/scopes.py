@@ -19,7 +19,7 @@ from .inference import (
     method_call,
     narrowed_name,
 )
-from .rule import Context
+from .cst_rule import CstContext as Context
 
 
 def is_no_grad(context: Context, expr: cst.BaseExpression) -> bool:

@@ -18,7 +18,8 @@ import libcst as cst
 import pytest
 
 from flake8_tensorcopy import cli, engine, fixer, noqa
-from flake8_tensorcopy.rule import Fix, Rule, RuleDocs
+from flake8_tensorcopy.cst_rule import CstRule as Rule
+from flake8_tensorcopy.rule import Fix, RuleDocs
 
 pytestmark = pytest.mark.compat
 

@@ -15,7 +15,8 @@ from ..analysis.vocabulary import (
     writes_in_place,
 )
 from ..inference import first_argument, keyword_argument, method_call, subscript_indices
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
+from ..cst_rule import CstRule
+from ..rule import WS, Example, Fix, RuleDocs, call_method, module_reference
 
 _LITERALS = (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.BaseString, cst.Integer, cst.Float, cst.ListComp, cst.DictComp)
 
@@ -98,7 +99,7 @@ class _Frame:
     writes: list[_Write] = field(default_factory=list)
 
 
-class DataMutation(Rule):
+class DataMutation(CstRule):
     code = "TCP001"
     name = "data-mutation"
     message = _INPLACE.message("")

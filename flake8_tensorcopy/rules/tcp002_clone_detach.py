@@ -6,10 +6,11 @@ import libcst as cst
 
 from ..gates import CloneDetachGate
 from ..inference import method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
+from ..cst_rule import CstRule
+from ..rule import WS, Example, Fix, RuleDocs, call_method, word
 
 
-class CloneDetach(Rule):
+class CloneDetach(CstRule):
     code = "TCP002"
     name = "clone-detach"
     message = ".clone().detach() records a CloneBackward0 node only to throw it away; use .detach().clone()"

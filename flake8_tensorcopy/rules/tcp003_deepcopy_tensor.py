@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..inference import first_argument, method_call
-from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, word
+from ..cst_rule import CstRule
+from ..rule import WS, ArgumentGate, Example, Fix, RuleDocs, call_method, word
 
 
-class DeepcopyTensor(Rule):
+class DeepcopyTensor(CstRule):
     code = "TCP003"
     name = "deepcopy-tensor"
     message = (

@@ -7,10 +7,11 @@ import libcst as cst
 from ..analysis.vocabulary import writes_in_place
 from ..gates import DetachedWriteGate
 from ..inference import CONVERSION_METHODS, VIEW_METHODS, is_advanced_index, method_call
-from ..rule import INPLACE_SIGNATURE, WS, Example, Rule, RuleDocs, word
+from ..cst_rule import CstRule
+from ..rule import INPLACE_SIGNATURE, WS, Example, RuleDocs, word
 
 
-class InplaceDetached(Rule):
+class InplaceDetached(CstRule):
     code = "TCP004"
     name = "inplace-on-detached"
     message = (

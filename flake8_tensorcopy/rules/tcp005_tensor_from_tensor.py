@@ -6,12 +6,13 @@ import libcst as cst
 
 from ..analysis.vocabulary import LEGACY_CONSTRUCTORS
 from ..inference import first_argument, method_call
-from ..rule import WS, ArgumentGate, Example, Fix, Rule, RuleDocs, call_method, module_reference, word
+from ..cst_rule import CstRule
+from ..rule import WS, ArgumentGate, Example, Fix, RuleDocs, call_method, module_reference, word
 
 _LEGACY_CONSTRUCTORS = LEGACY_CONSTRUCTORS - {"torch.Tensor"}
 
 
-class TensorFromTensor(Rule):
+class TensorFromTensor(CstRule):
     code = "TCP005"
     name = "tensor-from-tensor"
     message = (

@@ -13,7 +13,8 @@ from ..inference import (
     is_copying_conversion,
     method_call,
 )
-from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method, module_reference
+from ..cst_rule import CstRule
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, RuleDocs, call_method, module_reference
 
 _VIEWS = VIEW_METHODS - {"detach"}  # an in-place write through .detach() is TCP004's
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
@@ -27,7 +28,7 @@ _DTYPES = {
 _CONVERSION_CALL = rf"\.{WS}(?:{'|'.join(sorted(CONVERSION_METHODS))}){WS}\("
 
 
-class InplaceOnConversion(Rule):
+class InplaceOnConversion(CstRule):
     code = "TCP006"
     name = "inplace-on-conversion"
     message = (

@@ -7,7 +7,8 @@ import libcst as cst
 from ..analysis.vocabulary import writes_in_place
 from ..gates import AdvancedIndexWriteGate
 from ..inference import first_argument, is_advanced_index, keyword_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs
+from ..cst_rule import CstRule
+from ..rule import WS, Example, Fix, RuleDocs
 
 # In-place methods whose effect item assignment states exactly: ``x[i].zero_()`` is
 # ``x[i] = 0``, ``x[i].add_(v)`` is ``x[i] += v`` (with no ``alpha=``/``rounding_mode=``).
@@ -22,7 +23,7 @@ _TWINS = frozenset(
 )
 
 
-class InplaceAdvancedIndex(Rule):
+class InplaceAdvancedIndex(CstRule):
     code = "TCP007"
     name = "inplace-on-advanced-index"
     message = (

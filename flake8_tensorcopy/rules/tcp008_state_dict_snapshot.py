@@ -9,7 +9,8 @@ import libcst as cst
 from ..analysis.vocabulary import DICT_COPIES, METRIC_FLAGS, SAVING, TRAINING_METHODS, holds_live_state, writes_in_place
 from ..gates import SnapshotGate
 from ..inference import bound_names, callee_name, container_of, dotted_name, first_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs, module_reference
+from ..cst_rule import CstRule
+from ..rule import WS, Example, Fix, RuleDocs, module_reference
 
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 # Calls that compare what they are given: torch.equal, torch.allclose, assertEqual, ...
@@ -59,7 +60,7 @@ class _Frame:
     written_through: set[str] = field(default_factory=set)
 
 
-class StateDictSnapshot(Rule):
+class StateDictSnapshot(CstRule):
     code = "TCP008"
     name = "state-dict-snapshot"
     message = (

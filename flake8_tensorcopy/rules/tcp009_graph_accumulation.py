@@ -21,7 +21,8 @@ from ..analysis.vocabulary import (
 from ..gates import AccumulationGate
 from ..imports import FUNCTION_DEFS
 from ..inference import bound_names, callee_name, container_of, dotted_name, keyword_argument, method_call, subscript_indices
-from ..rule import WS, Example, Fix, Rule, RuleDocs, call_method, word
+from ..cst_rule import CstRule
+from ..rule import WS, Example, Fix, RuleDocs, call_method, word
 from ..scopes import is_no_grad
 
 
@@ -53,7 +54,7 @@ class _Frame:
     loss_results: set[str] = field(default_factory=set)  # info = vae.loss_function(...)
 
 
-class GraphAccumulation(Rule):
+class GraphAccumulation(CstRule):
     code = "TCP009"
     name = "graph-accumulation"
     message = (

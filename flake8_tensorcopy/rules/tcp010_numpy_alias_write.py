@@ -24,7 +24,8 @@ from ..inference import (
     keyword_argument,
     method_call,
 )
-from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, Rule, RuleDocs, call_method
+from ..cst_rule import CstRule
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, RuleDocs, call_method
 
 # Attributes of a tensor that are views of it.
 _TENSOR_VIEW_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
@@ -63,7 +64,7 @@ class _Frame:
     writes: list[tuple[cst.CSTNode, _Alias]]
 
 
-class NumpyAliasWrite(Rule):
+class NumpyAliasWrite(CstRule):
     code = "TCP010"
     name = "numpy-alias-write"
     message = (

@@ -7,13 +7,14 @@ import libcst as cst
 from ..analysis.vocabulary import PARAMETER_CONSTRUCTORS, TIED_PARAMETER_ATTRIBUTES
 from ..gates import ParameterRewrapGate
 from ..inference import dotted_name, first_argument, method_call
-from ..rule import WS, Example, Fix, Rule, RuleDocs
+from ..cst_rule import CstRule
+from ..rule import WS, Example, Fix, RuleDocs
 
 _PARAMETER = PARAMETER_CONSTRUCTORS - {"torch.nn.parameter.Buffer"}
 _MODULE = cst.Module(body=[])
 
 
-class ParameterRewrapTie(Rule):
+class ParameterRewrapTie(CstRule):
     code = "TCP011"
     name = "parameter-rewrap-tie"
     message = (

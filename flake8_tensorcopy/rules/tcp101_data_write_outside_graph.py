@@ -10,11 +10,12 @@ names: ``--extend-ignore TCP1`` keeps only what may hurt.
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, RuleDocs
+from ..cst_rule import CstRule
+from ..rule import Example, RuleDocs
 from .tcp001_data_mutation import _INPLACE, HARMLESS_HERE, INITIALISER, DataMutation
 
 
-class DataWriteOutsideGraph(Rule):
+class DataWriteOutsideGraph(CstRule):
     code = HARMLESS_HERE
     name = "data-write-outside-graph"
     message = _INPLACE.message(INITIALISER)
