@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
+from ..analysis.evaluator import method_call
 from ..gates import CloneDetachGate
-from ..inference import method_call
-from ..cst_rule import CstRule
-from ..rule import WS, Example, Fix, RuleDocs, call_method, word
+from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
 
-class CloneDetach(CstRule):
+class CloneDetach(Rule):
     code = "TCP002"
     name = "clone-detach"
     message = ".clone().detach() records a CloneBackward0 node only to throw it away; use .detach().clone()"
@@ -42,28 +41,31 @@ class CloneDetach(CstRule):
         "def f(x):\n    return x.clone().detach_()\n",
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         called = method_call(node)
-        if called is None or called[1] != "detach" or node.args:
+        if called is None or called[1] != "detach" or node.args or node.keywords:
             return
         inner = called[0]
-        if not isinstance(inner, cst.Call):
+        if not isinstance(inner, ast.Call):
             return
         inner_method = method_call(inner)
-        is_method_clone = inner_method is not None and inner_method[1] == "clone" and (
-            self.inference.qualify(inner.func) is None
-        )
-        if is_method_clone:
-            self.report(node, fix=_swap(node, inner))
-        elif self.inference.qualify(inner.func) == "torch.clone":
-            self.report(node, fix=_function_swap(node, inner))
+        qualified = self.inference.qualify(inner.func)
+        if inner_method is not None and inner_method[1] == "clone" and qualified is None:
+            self.report(node, fix=FixPlan(True, _DESCRIPTION, _swap, (node,)))
+        elif qualified == "torch.clone":
+            plain = inner.args and not isinstance(inner.args[0], ast.Starred) and len(inner.args) == 1 and all(
+                keyword.arg is not None for keyword in inner.keywords
+            )
+            self.report(node, fix=FixPlan(True, _DESCRIPTION, _function_swap, (node,)) if plain else None)
 
 
 _DESCRIPTION = "swap to .detach().clone()"
 
 
-def _swap(node: cst.Call, inner: cst.Call) -> Fix:
+def _swap(site: FixSite) -> Fix:
     """``E.clone(args).detach()`` -> ``E.detach().clone(args)``, dots and spacing kept."""
+    (node,) = site.nodes
+    inner = node.func.value
     detach = inner.with_changes(
         func=inner.func.with_changes(attr=node.func.attr),
         args=node.args,
@@ -79,11 +81,10 @@ def _swap(node: cst.Call, inner: cst.Call) -> Fix:
     return Fix(replacements=((node, clone),), safe=True, description=_DESCRIPTION)
 
 
-def _function_swap(node: cst.Call, inner: cst.Call) -> Fix | None:
+def _function_swap(site: FixSite) -> Fix:
     """``torch.clone(E, memory_format=m).detach()`` -> ``E.detach().clone(memory_format=m)``."""
-    first, *rest = inner.args or (None,)
-    if first is None or first.keyword is not None or first.star or any(a.keyword is None for a in rest):
-        return None
+    (node,) = site.nodes
+    first, *rest = node.func.value.args
     fixed = call_method(call_method(first.value, "detach"), "clone", rest)
     fixed = fixed.with_changes(lpar=node.lpar, rpar=node.rpar)
     return Fix(replacements=((node, fixed),), safe=True, description=_DESCRIPTION)
