@@ -26,9 +26,8 @@ def analyse_module(module: cst.Module, summary: ModuleSummary, rules: Sequence[t
 
 
 def lint_parsed(module: cst.Module, line_offset: int, summary: ModuleSummary, scope: str,
-                rules: Sequence[type[CstRule]], ends: bool) -> list:
-    from .engine import Finding
-
+                rules: Sequence[type[CstRule]], ends: bool) -> list[tuple]:
+    """The findings of ``module``, each as the fields of ``engine.Finding`` in order."""
     reports = analyse_module(module, summary, rules, scope)
     if not reports:
         return []
@@ -43,7 +42,5 @@ def lint_parsed(module: cst.Module, line_offset: int, summary: ModuleSummary, sc
         (line, column), (end_line, end_column) = spans[id(report.node)]
         if end_line is not None:
             end_line += line_offset
-        findings.append(
-            Finding(line + line_offset, column, report.code, report.message, report.fix, end_line, end_column)
-        )
+        findings.append((line + line_offset, column, report.code, report.message, report.fix, end_line, end_column))
     return findings

@@ -148,11 +148,22 @@ def lint_plan(planned: Planned, *, ends: bool = False, chunk_linter: ChunkLinter
     """The findings of a planned text (see ``lint_source``). Raises :class:`AnalysisError`
     naming what was not analysed, with the findings of the rest."""
     reasons = list(planned.plan.skipped)
+    source, plan, summary = planned.source, planned.plan, planned.summary
+    scopes = None
+    # A plan without fixes may analyse single statements where a plan with fixes takes whole
+    # functions. On a file the budget may not pay for whole (each token is a character at
+    # least), the budget is spent on the parts the plan with fixes takes, and the statements
+    # analysed alone follow their scope: every front end stops where the command stops.
+    if planned.shortcuts and plan.statements and len(source) > limits.MAX_ANALYSED_TOKENS \
+            and limits.Budget().spend(source):
+        with_fixes = prefilter.as_with_fixes(plan, source, summary.tree)
+        scopes = pay_scopes(source, with_fixes, summary, planned.rules, limits.Budget())
     try:
         # The reference run (no shortcuts) must see everything: no budget for it.
         findings = lint_planned(
-            planned.source, planned.plan, planned.summary, planned.rules,
+            source, plan, summary, planned.rules,
             budget=limits.Budget() if planned.shortcuts else None, ends=ends, chunk_linter=chunk_linter,
+            scopes=scopes,
         )
     except AnalysisError as error:
         findings = error.findings
@@ -320,7 +331,7 @@ def analyse_module(
     reports: list[Report] = []
     if ast_rules:
         text = module.code if text is None else text
-        tree = parse_ast(text)
+        tree = _parse_part(text)
         reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope))
     if cst_rules:
         reports += cst_engine.analyse_module(module, summary, cst_rules, scope)
@@ -352,6 +363,14 @@ def parse_ast(source: str) -> ast.Module:
         raise AnalysisError(f"not valid Python: {error}") from None
     except (RecursionError, MemoryError):
         raise AnalysisError("too deeply nested for Python's own parser") from None
+
+
+def _parse_part(chunk: str) -> ast.Module:
+    """One part of a file that parsed whole (a function, the module-level code)."""
+    try:
+        return ast.parse(chunk)
+    except (SyntaxError, ValueError) as error:  # a cut the plan got wrong: that part is skipped
+        raise AnalysisError(f"not valid Python: {error}") from None
 
 
 def parse(source: str, tree: ast.Module | None = None) -> cst.Module:
@@ -425,16 +444,17 @@ def lint_chunk(
     if cst_rules:
         from . import cst_engine
 
-        findings += with_deep_recursion(
+        fields = with_deep_recursion(
             lambda: cst_engine.lint_parsed(_parse(chunk), line_offset, summary, scope, cst_rules, ends)
         )
+        findings += [Finding(*finding) for finding in fields]
     return findings
 
 
 def _lint_ast(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
-    tree = parse_ast(chunk)
+    tree = _parse_part(chunk)
     reports = walk_rules(tree, summary, rules, scope)
     if not reports:
         return []

@@ -13,7 +13,7 @@ import ast
 import logging
 from collections.abc import Iterator
 
-from . import __version__, flake8_settings, limits, prefilter
+from . import __version__, flake8_settings, prefilter
 from ._triggers import RULE_TRIGGERS
 from .analysis.project import no_disk_cache
 from .analysis.summary import ModuleSummary
@@ -72,39 +72,30 @@ class TensorCopyChecker:
             yield finding.line, finding.col, finding.message, type(self)
 
     def _findings(self) -> list:
-        source = "".join(self.lines)
-        summary = ModuleSummary.of(self.tree, source, self.filename)
-        try:
-            return self._findings_of(source, summary)
-        finally:
-            summary.forget_facts()  # freed now, not by the cycle collector under later files' peak
-
-    def _findings_of(self, source: str, summary: ModuleSummary) -> list:
         triggers = self._triggers()
         if not triggers:
             return []
-        plan = prefilter.plan(source, triggers, summary, fixes=False)  # flake8 shows no fixes
-        reasons = list(plan.skipped)
-        findings = []
-        if plan.needs_parse:
-            from .engine import AnalysisError, lint_planned, pay_scopes, rules_for  # imports LibCST: only when needed
+        source = prefilter.normalise_newlines("".join(self.lines))
+        summary = ModuleSummary.of(self.tree, source, self.filename)
+        try:
+            plan = prefilter.plan(source, triggers, summary, fixes=False)  # flake8 shows no fixes
+            if not plan.needs_parse:  # nothing to analyse: the rules need not even be imported
+                self._log_skipped(plan.skipped)
+                return []
+            from .engine import AnalysisError, Planned, lint_plan, rules_for
 
-            rules = rules_for(spec.code for spec in triggers)
-            scopes = None
-            # A file the budget may not pay for whole (each token is a character at least) is
-            # cut where the command cuts it: the budget is spent on the parts its plan, with
-            # fixes, parses, and the statements parsed alone here follow their scope.
-            if plan.statements and len(source) > limits.MAX_ANALYSED_TOKENS and limits.Budget().spend(source):
-                with_fixes = prefilter.as_with_fixes(plan, prefilter.normalise_newlines(source), summary.tree)
-                scopes = pay_scopes(source, with_fixes, summary, rules, limits.Budget())
+            planned = Planned(source, self.tree, summary, plan, tuple(rules_for(spec.code for spec in triggers)))
             try:
-                findings = lint_planned(source, plan, summary, rules, budget=limits.Budget(), scopes=scopes)
+                return lint_plan(planned)
             except AnalysisError as error:  # the parts that could be analysed still count
-                findings = error.findings
-                reasons.append(str(error))
+                self._log_skipped([str(error).removeprefix("not analysed: ")])
+                return error.findings
+        finally:
+            summary.forget_facts()  # freed now, not by the cycle collector under later files' peak
+
+    def _log_skipped(self, reasons) -> None:
         if reasons:  # one line per file, shown by `flake8 -v`
             LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, "; ".join(reasons))
-        return findings
 
 
 class _OptInChecker(TensorCopyChecker):

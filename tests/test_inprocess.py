@@ -115,22 +115,26 @@ def test_repeated_application_runs(files, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_engine_freezes_what_its_import_leaves_but_no_garbage():
-    """Importing the engine freezes the long-lived objects (LibCST's and ours) for the cycle
-    collector, after collecting what is already garbage: a cycle dropped before the
-    import is freed, not kept for good."""
+def test_libcst_is_frozen_when_first_used_and_importing_the_engine_does_nothing():
+    """Importing the engine does no work: it freezes nothing. The first LibCST parse (a fix
+    is built) freezes the long-lived objects (LibCST's and ours) for the cycle collector,
+    after collecting what is already garbage: a cycle dropped before is freed, not kept."""
     import subprocess
 
     probe = (
         "import gc, weakref\n"
+        "import flake8_tensorcopy.engine as engine\n"
+        "print(gc.get_freeze_count())\n"
         "class Node: pass\n"
         "a, b = Node(), Node(); a.other, b.other = b, a\n"
         "dropped = weakref.ref(a); del a, b\n"
-        "import flake8_tensorcopy.engine\n"
+        "engine.parse('x = 1\\n')\n"
         "print(gc.get_freeze_count(), dropped() is None)\n"
     )
-    frozen, freed = subprocess.run(
+    before, after = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.split()
+    ).stdout.splitlines()
+    assert before == "0"
+    frozen, freed = after.split()
     assert int(frozen) > 10_000  # LibCST's classes and functions among them
     assert freed == "True"

@@ -26,7 +26,7 @@ import pytest
 
 from flake8_tensorcopy.engine import AnalysisError, lint_source
 from flake8_tensorcopy.imports import ImportTable
-from flake8_tensorcopy.prefilter import blank_comments_and_strings
+from flake8_tensorcopy.blanking import blank_comments_and_strings
 from flake8_tensorcopy.rules import ALL_RULES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -87,9 +87,9 @@ def loads(monkeypatch) -> list[str]:
     parsed: list[str] = []
     real = project.Project._load
 
-    def counted(self, path, top_level):
+    def counted(self, path, top_level, summarise):
         parsed.append(os.path.basename(path))
-        return real(self, path, top_level)
+        return real(self, path, top_level, summarise)
 
     monkeypatch.setattr(project.Project, "_load", counted)
     return parsed

@@ -53,6 +53,7 @@ from .import_graph import ImportGraph
 from .notices import warn_once
 from .plain_file import read_plain_file
 from .top_level import top_level_code
+from .values import Instance
 
 if TYPE_CHECKING:
     from .summary import ModuleSummary
@@ -271,7 +272,7 @@ class Project:
         if known is None or not self._unchanged(known[1]):
             self._asking += 1
             try:
-                known = self._work_out(record, path, question, answer, top_level)
+                known = self._work_out(record, path, question, answer, top_level, type(asker).of)
             finally:
                 self._asking -= 1
                 if not self._asking:
@@ -284,9 +285,10 @@ class Project:
         return value
 
     def _work_out(self, record: _Record, path: str, question: tuple[str, ...],
-                  answer: Callable[[ModuleSummary], object], top_level: bool) -> tuple[object, dict[str, str]]:
+                  answer: Callable[[ModuleSummary], object], top_level: bool,
+                  summarise: Callable[..., ModuleSummary]) -> tuple[object, dict[str, str]]:
         deep, cycles = self._too_deep, self._cycles
-        home = self.summary(path, top_level)
+        home = self.summary(path, top_level, summarise=summarise)
         if home is None:  # it does not parse (kept: nothing changes that but its text), or a cycle
             if self._cycles == cycles:
                 record.learn(question, None, {})
@@ -358,7 +360,8 @@ class Project:
         return found
 
     # -- a module's summary ----------------------------------------------------------
-    def summary(self, path: str, top_level: bool = False) -> ModuleSummary | None:
+    def summary(self, path: str, top_level: bool = False, *,
+                summarise: Callable[..., ModuleSummary]) -> ModuleSummary | None:
         """The summary of the module at ``path`` (None: unreadable, too large, not Python).
         ``top_level``: a summary of its top level alone will do (what ``from m import *``
         reads), parsed without the bodies of its functions and classes and not kept."""
@@ -371,18 +374,18 @@ class Project:
             return None
         self._loading.add(path)
         try:
-            summary, size = self._load(path, top_level) if stamp is not None else (None, 0)
+            summary, size = self._load(path, top_level, summarise) if stamp is not None else (None, 0)
         finally:
             self._loading.discard(path)
         if not top_level:
             _SUMMARIES.put((self.root, path), (stamp, summary), size)
         return summary
 
-    def _load(self, path: str, top_level: bool) -> tuple[ModuleSummary | None, int]:
+    def _load(self, path: str, top_level: bool,
+              summarise: Callable[..., ModuleSummary]) -> tuple[ModuleSummary | None, int]:
         """The module's summary (of its top level alone, or else of all of it, where
-        ``top_level``), and the characters of its source."""
-        from .summary import ModuleSummary
-
+        ``top_level``), made by ``summarise`` (the asker's ``ModuleSummary.of``: this module
+        does not import the summary, which imports it), and the characters of its source."""
         source = self._buffers.get(path)
         try:
             if source is None:
@@ -402,7 +405,7 @@ class Project:
             tree = tree or ast.parse(source)
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
             return None, len(source or "")
-        return ModuleSummary.of(tree, source, path, project=self), len(source)
+        return summarise(tree, source, path, project=self), len(source)
 
     # -- what a cache entry may name ------------------------------------------------
     def names_only_modules(self, answers: Answers) -> bool:
@@ -483,8 +486,6 @@ class Project:
 
 def _instance_modules(value: object) -> Iterator[str]:
     """The modules named by the instances that an answer's value holds."""
-    from .summary import Instance
-
     if isinstance(value, Instance) and value.module:
         yield value.module
     elif isinstance(value, tuple):

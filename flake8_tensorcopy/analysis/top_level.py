@@ -30,7 +30,7 @@ def top_level_code(source: str) -> str:
     """``source`` with every def and class body (and all nested in it) replaced by
     ``...``, line numbers kept: the first line of a body says ``...``, the rest are empty."""
     # imported here: prefilter imports the module summary, which imports the project
-    from ..prefilter import blank_comments_and_strings
+    from ..blanking import blank_comments_and_strings
 
     structure = blank_comments_and_strings(source)
     lines = source.split("\n")

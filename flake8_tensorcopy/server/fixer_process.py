@@ -111,14 +111,14 @@ def _fix_all(text: str, codes: list[str], unsafe: bool, kept_lines: str, path: s
     from .. import memory
     from ..analysis import project
     from ..rules import ALL_RULES
-    from . import fixes
+    from .fixes import compute_fix_all
 
     located = project.locate(path)
     if located is not None:
         located[0].lay_buffers(buffers)
     rules = {rule.code: rule for rule in ALL_RULES}
     try:
-        return fixes.compute_fix_all(text, [rules[code] for code in codes], unsafe, kept_lines,
+        return compute_fix_all(text, [rules[code] for code in codes], unsafe, kept_lines,
                                      path if located is not None else None)
     finally:
         memory.release_freed()
