@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from . import engine, fixer, positions, prefilter, yielding
+from . import engine, fixer, positions, prefilter
+from .runtime import yielding
 from .analysis.summary import ModuleSummary
 from .imports import FUNCTION_DEFS, ImportTable, child_blocks
 from .rule import Fix, Report, Rule

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
-from . import collector, limits, memory, prefilter, yielding
+from . import limits, prefilter
+from .runtime import collector, memory, yielding
 from .analysis.summary import ModuleSummary
 from .ast_scopes import ScopeCloser, ScopeOpener
 from .ast_walk import Walker

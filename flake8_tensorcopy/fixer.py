@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import engine, limits, noqa, positions, yielding
+from . import engine, limits, noqa, positions
+from .runtime import yielding
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
 from .rule import Fix, Report, Rule

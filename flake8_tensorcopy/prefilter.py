@@ -30,7 +30,7 @@ from .blanking import blank_comments_and_strings
 from .gates import FunctionFacts, Gate
 from .imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .limits import statements_of, unparsable_reason
-from . import yielding
+from .runtime import yielding
 
 # What may sit between two tokens of one expression: spaces, newlines inside brackets,
 # backslash continuations and comments.

@@ -1,7 +1,7 @@
 """BoundedCache tells its owner of every value it lets go, and trim() lets go even of the
 newest entry once a bound is passed (put keeps it, so that the value just made is used)."""
 
-from flake8_tensorcopy.bounded import BoundedCache
+from flake8_tensorcopy.runtime.bounded import BoundedCache
 
 
 def _cache(entries: int, characters: int) -> tuple[BoundedCache[str], list[str]]:

@@ -4,7 +4,7 @@ import platform
 
 import pytest
 
-from flake8_tensorcopy import memory
+from flake8_tensorcopy.runtime import memory
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from bench_modules import import_bench_modules
 
-from flake8_tensorcopy import collector, engine, limits, yielding
+from flake8_tensorcopy import engine, limits
+from flake8_tensorcopy.runtime import collector, yielding
 from flake8_tensorcopy.analysis.summary import ModuleSummary
 
 training_file = import_bench_modules(Path(__file__).resolve().parent.parent / "bench", ("training_code",))[

@@ -87,7 +87,7 @@ def test_the_server_allocates_from_one_c_heap(monkeypatch):
     """glibc's heap per thread kept the free memory of each thread's peak: 3-4 MiB more
     over a day of editing."""
     pytest.importorskip("pygls")
-    from flake8_tensorcopy import memory
+    from flake8_tensorcopy.runtime import memory
     from flake8_tensorcopy.server import protocol
 
     if sys.platform.startswith("linux") and memory._MALLOC_TRIM is not None:  # glibc

@@ -46,7 +46,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..bounded import BoundedCache
+from ..runtime.bounded import BoundedCache
 from ..notebook import SUFFIX, Notebook, NotebookError
 from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
 from .import_graph import ImportGraph

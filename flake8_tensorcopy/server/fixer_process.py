@@ -108,7 +108,7 @@ def _quiet(server: int) -> None:
 
 def _fix_all(text: str, codes: list[str], unsafe: bool, kept_lines: str, path: str | None,
              buffers: dict[str, str]) -> FixEdits:
-    from .. import memory
+    from ..runtime import memory
     from ..analysis import project
     from ..rules import ALL_RULES
     from .fixes import compute_fix_all

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .. import chunk_fix, engine, fixer
 from ..analysis import project
-from ..bounded import BoundedCache
+from ..runtime.bounded import BoundedCache
 from ..edits import Edit, minimal_edits
 from ..rule import Rule
 

@@ -23,10 +23,11 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import engine, limits, memory, noqa, prefilter
+from .. import engine, limits, noqa, prefilter
+from ..runtime import memory
 from ..analysis import project
 from ..rule import Rule
-from ..bounded import BoundedCache
+from ..runtime.bounded import BoundedCache
 from .reparse import Trees
 from .reuse import ChunkReuse
 

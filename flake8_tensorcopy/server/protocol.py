@@ -41,8 +41,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__, chunk_fix, collector, config, docs, engine, limits, memory, notebook, yielding
-from ..bounded import BoundedCache
+from .. import __version__, chunk_fix, config, docs, engine, limits, notebook
+from ..runtime import collector, memory, yielding
+from ..runtime.bounded import BoundedCache
 from ..rules import ALL_RULES
 from . import fixes, text
 from ..analysis import project

@@ -28,7 +28,7 @@ import bisect
 from dataclasses import dataclass
 
 from .. import engine
-from ..bounded import BoundedCache
+from ..runtime.bounded import BoundedCache
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from .. import engine
 from ..analysis.summary import Instance, ModuleSummary, ScopeFacts
 from ..rule import Rule
-from ..bounded import BoundedCache
+from ..runtime.bounded import BoundedCache
 
 CACHED_CHUNKS = 512  # a few documents' chunks, and the versions of the one being edited
 CACHED_CHARACTERS = 4_000_000

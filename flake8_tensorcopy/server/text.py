@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from ..bounded import BoundedCache
+from ..runtime.bounded import BoundedCache
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TypeVar
 
-from .. import collector
+from ..runtime import collector
 
 Result = TypeVar("Result")
 URGENT, LATER, STOP = 1, 2, 0
