@@ -36,7 +36,10 @@ from dataclasses import dataclass
 
 from .analysis.in_force import StraightPaths
 from .analysis.own_code import BODY, OwnCode
-from .analysis.summary import Holds, ModuleSummary, ScopeFacts, Unpacked, target_paths, tensor_tuple_value, written_in_place
+from .analysis.ast_patterns import Unpacked, target_paths, written_in_place
+from .analysis.scope_facts import ScopeFacts
+from .analysis.summary import ModuleSummary
+from .analysis.values import Holds, tensor_tuple_value
 from .analysis.vocabulary import (
     ACCUMULATING_METHODS,
     BACKWARD_CALLEES,

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .analysis.summary import Holds, Instance, LibraryObject, ModuleSummary, ScopeFacts, Value, tensor_tuple_value, torch_tuple_value
+from .analysis.scope_facts import ScopeFacts
+from .analysis.summary import ModuleSummary
+from .analysis.values import Holds, Instance, LibraryObject, Value, tensor_tuple_value, torch_tuple_value
 from .analysis.torch_api import (
     COMPUTED_TENSOR_METHODS,
     DISTRIBUTION_TENSOR_METHODS,

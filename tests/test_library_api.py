@@ -7,7 +7,7 @@ from generators import load_generator
 
 from flake8_tensorcopy.analysis import library_api
 from flake8_tensorcopy.analysis.cache import decode, encode
-from flake8_tensorcopy.analysis.summary import LibraryObject
+from flake8_tensorcopy.analysis.values import LibraryObject
 from flake8_tensorcopy.engine import lint_source
 
 def _generator():

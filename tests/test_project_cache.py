@@ -472,7 +472,7 @@ def test_what_an_entry_may_name(tmp_path: Path) -> None:
     def sound(value: object = None, **depends: str) -> bool:
         return root.names_only_modules({("exported_call", "f"): (value, dict(depends))})
 
-    from flake8_tensorcopy.analysis.summary import Instance
+    from flake8_tensorcopy.analysis.values import Instance
 
     assert sound(Instance("Net", module), **{module: hashed, f"import\0{module}\0.b.c\0" + "0": f"{module}\0f",
                                              f"importers\0{module}": "?"})

@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 
-from flake8_tensorcopy.analysis.summary import Holds, Instance, ModuleSummary
+from flake8_tensorcopy.analysis.summary import ModuleSummary
+from flake8_tensorcopy.analysis.values import Holds, Instance
 from flake8_tensorcopy.analysis.vocabulary import TensorInfo
 
 TENSOR, LIST, LOADER, STATE = "tensor", Holds.TENSORS, Holds.LOADER, Holds.STATE_DICT

@@ -18,7 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..imports import ImportTable
-from .summary import ModuleSummary, ScopeFacts, tensor_tuple_value, torch_tuple_value
+from .ast_patterns import AstCallShape, integer_literal
+from .scope_facts import ScopeFacts
+from .summary import ModuleSummary
+from .values import tensor_tuple_value, torch_tuple_value
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
     DISTRIBUTION_TENSOR_METHODS,
@@ -31,7 +34,6 @@ from .vocabulary import (
     FRESH,
     FRESH_INDEX,
     FRESH_METHODS,
-    INDEX_DTYPES,
     PARAMETER,
     PARAMETER_ATTRIBUTES,
     PARAMETER_CONSTRUCTORS,
@@ -41,7 +43,6 @@ from .vocabulary import (
     TENSOR_ANNOTATIONS,
     TENSOR_ATTRIBUTES,
     VIEW_METHODS,
-    CallShape,
     TensorInfo,
     gives_tensor_for_tensor,
     tensor_method_info,
@@ -146,13 +147,6 @@ def is_true(node: ast.AST | None) -> bool:
 
 def is_none(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def integer_literal(node: ast.AST) -> bool:
-    """``3``, ``-1``, ``True``: what LibCST spells as an ``Integer`` or the names True/False."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) in (int, bool)
 
 
 def simple_comparison(node: ast.Compare) -> bool:
@@ -421,7 +415,7 @@ class Inference:
     def _call_info(self, node: ast.Call) -> TensorInfo | None:
         qualified = self.qualify(node.func)
         if qualified:
-            info = torch_function_info(qualified, _AstCallShape(node))
+            info = torch_function_info(qualified, AstCallShape(node))
             if info is not None:
                 return info
             if gives_tensor_for_tensor(qualified, (keyword.arg for keyword in node.keywords)):
@@ -554,31 +548,6 @@ def narrowed_name(test: ast.expr, imports: ImportTable) -> tuple[str, bool] | No
     if not any(tensors) and all(isinstance(c, (ast.Name, ast.Attribute)) for c in candidates):
         return subject, negated
     return None
-
-
-class _AstCallShape(CallShape):
-    def __init__(self, call: ast.Call) -> None:
-        self.call = call
-
-    def single_argument(self) -> bool:
-        return argument_count(self.call) == 1
-
-    def integer_literals(self) -> bool:
-        dtype = keyword_argument(self.call, "dtype")
-        if dtype is not None:
-            return isinstance(dtype, ast.Attribute) and dtype.attr in INDEX_DTYPES
-        data = first_argument(self.call, keyword="data")
-        return (
-            isinstance(data, (ast.List, ast.Tuple))
-            and bool(data.elts)
-            and all(integer_literal(element) for element in data.elts)
-        )
-
-    def float_arange(self) -> bool:
-        return keyword_argument(self.call, "dtype") is not None or any(
-            isinstance(arg, ast.Constant) and isinstance(arg.value, float)
-            for arg in (*self.call.args, *(k.value for k in self.call.keywords))
-        )
 
 
 def _sized_call(call: ast.Call) -> bool:

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 
 from .library_api import DATASET_TENSOR_FIELDS
+from .torch_api import TENSOR_OR_TUPLE_FUNCTIONS, TENSOR_OR_TUPLE_METHODS, TENSOR_TUPLE_FUNCTIONS, TENSOR_TUPLE_METHODS
 from .vocabulary import TENSOR, TensorInfo
 
 
@@ -55,3 +56,30 @@ class LibraryObject:
 
 # A tuple stands for a function's ``return a, b``: what each position holds.
 Value = TensorInfo | Holds | Instance | LibraryObject | tuple | None
+
+
+def torch_tuple_value(qualified: str) -> Value:
+    """``torch.topk(...)``: a tuple of tensors; ``torch.max(...)``: a tensor or a tuple of them."""
+    name = qualified.removeprefix("torch.")
+    if name == qualified or "." in name:
+        return None
+    return Holds.TENSORS if name in TENSOR_TUPLE_FUNCTIONS else \
+        Holds.TENSOR_OR_TENSORS if name in TENSOR_OR_TUPLE_FUNCTIONS else None
+
+
+def tensor_tuple_value(method: str) -> Value:
+    """``t.chunk(2)``: a tuple of tensors; ``t.max(1)``: a tensor or a tuple of them."""
+    return Holds.TENSORS if method in TENSOR_TUPLE_METHODS else \
+        Holds.TENSOR_OR_TENSORS if method in TENSOR_OR_TUPLE_METHODS else None
+
+
+def join(values: list[Value]) -> Value:
+    """What every one of ``values`` agrees on (None when they disagree or are none)."""
+    if not values or any(value is None for value in values):
+        return None
+    first = values[0]
+    if all(value == first for value in values):
+        return first
+    if all(isinstance(value, TensorInfo) for value in values):
+        return TENSOR
+    return None

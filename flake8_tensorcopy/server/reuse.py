@@ -35,7 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import engine
-from ..analysis.summary import Instance, ModuleSummary, ScopeFacts
+from ..analysis.scope_facts import ScopeFacts
+from ..analysis.summary import ModuleSummary
+from ..analysis.values import Instance
 from ..rule import Rule
 from ..runtime.bounded import BoundedCache
 

@@ -1,0 +1,164 @@
+"""What a class of the file keeps on ``self``: each attribute's value, judged over every
+assignment to it in the class (``analysis/summary.py`` asks)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ..imports import FUNCTION_DEFS, iter_statements
+from .vocabulary import TensorInfo
+from .values import Holds, Value, join
+from .ast_patterns import (
+    ELEMENT_WRITERS,
+    EMPTY_LIST,
+    EachElement,
+    UNKNOWN,
+    annotation_value,
+    is_none,
+    leaves,
+    outside_functions,
+    receiver_name,
+    stores_of,
+)
+
+if TYPE_CHECKING:
+    from .summary import ModuleSummary
+
+
+class ClassFacts:
+    """The attributes a class's methods bind on ``self`` (and its class-level annotations)."""
+
+    def __init__(self, summary: ModuleSummary, node: ast.ClassDef, qualname: str) -> None:
+        self.summary = summary
+        self.node = node
+        self.qualname = qualname
+        self._stores: dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]] | None = None
+        # attribute -> (method, what an element write puts in: ``self.vals.append(t)``)
+        self._elements: dict[str, list[tuple[ast.AST, ast.expr | EachElement]]] = {}
+        self._values: dict[str, Value] = {}
+        self._in_progress: set[str] = set()
+
+    def _collect(self) -> dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]]:
+        """attribute -> (the method that stores it, the value, where in it the attribute's
+        part is: ``self.h, self.c = init()`` stores position 0 and 1 of the value; the value
+        is None for ``+=``), from the statements alone: a method's expressions are walked
+        only when a value is asked."""
+        stores: dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]] = {}
+        for statement in self.node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                stores.setdefault(statement.target.id, []).append((None, statement.annotation, ()))
+            elif isinstance(statement, FUNCTION_DEFS) and (receiver := receiver_name(statement)):
+                for inner in iter_statements(statement, into=outside_functions):
+                    for target, value in stores_of(inner):
+                        for leaf, path in leaves(target):
+                            if _on(leaf, receiver):
+                                stores.setdefault(leaf.attr, []).append((statement, value, path))
+                    for attribute, element in _element_writes(inner, receiver):
+                        self._elements.setdefault(attribute, []).append((statement, element))
+        return stores
+
+    def attribute(self, name: str) -> Value:
+        if name in self._values:
+            return self._values[name]
+        if name in self._in_progress:
+            return None
+        if self._stores is None:
+            self._stores = self._collect()
+        self._in_progress.add(name)
+        try:
+            values, grounded = self._stored(name)
+            # ``self.x = torch.FloatTensor(self.x)`` alone says nothing of what ``self.x`` held
+            # before it, which is what the reads elsewhere (and the conversion itself) may see.
+            value = None if not grounded else self._filled_list(name, values) if EMPTY_LIST in values else join(values)
+        finally:
+            self._in_progress.discard(name)
+        self._values[name] = value
+        return value
+
+    def stored(self) -> dict[str, list[Value | str]]:
+        """What each store of each attribute gives (``EMPTY_LIST``: ``[]``)."""
+        if self._stores is None:
+            self._stores = self._collect()
+        found = {}
+        for name in self._stores:
+            self._in_progress.add(name)
+            try:
+                found[name] = self._stored(name)[0]
+            finally:
+                self._in_progress.discard(name)
+        return found
+
+    def _stored(self, name: str) -> tuple[list[Value | str], bool]:
+        """What each store of ``self.name`` gives, and whether one of them says so without
+        reading the attribute itself."""
+        values: list[Value | str] = []
+        grounded = False
+        for method, value, path in self._stores.get(name, ()):
+            if method is None:  # a class-level annotation
+                values.append(annotation_value(value, self.summary.imports))
+            elif isinstance(value, ast.List) and not value.elts and not path:
+                values.append(EMPTY_LIST)
+            elif path and value is not None:  # self.h, self.c = value
+                values.append(self.summary.facts(method).unpacked(value, path))
+            elif value is not None and not is_none(value):  # `+=` keeps the value; None is Optional
+                values.append(self.summary.facts(method).value(value))
+            else:
+                continue
+            grounded = grounded or method is None or not _reads_attribute(value, receiver_name(method), name)
+        return values, grounded
+
+    def _filled_list(self, name: str, values: list[Value | str]) -> Value:
+        """A list attribute bound empty or to tensors and filled, by the class's methods, only
+        with tensors (``self.rewards = []``, then ``self.rewards.append(r)`` elsewhere)."""
+        elements = self._elements.get(name, ())
+        if not elements or any(v not in (EMPTY_LIST, Holds.TENSORS) for v in values):
+            return None
+        for method, element in elements:
+            facts = self.summary.facts(method)
+            if isinstance(element, EachElement):
+                if element is UNKNOWN or facts.value(element.value) != Holds.TENSORS:
+                    return None
+            elif not isinstance(facts.value(element), TensorInfo):
+                return None
+        return Holds.TENSORS
+
+
+def _on(target: ast.expr, receiver: str) -> bool:
+    """``self.x`` for the receiver ``self``."""
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver
+
+
+def _reads_attribute(value: ast.expr, receiver: str | None, name: str) -> bool:
+    """Whether ``value`` reads ``self.name`` (``receiver`` being ``self``'s name)."""
+    return any(
+        isinstance(node, ast.Attribute) and node.attr == name and _on(node, receiver) for node in ast.walk(value)
+    )
+
+
+def _element_writes(statement: ast.stmt, receiver: str) -> Iterator[tuple[str, ast.expr | EachElement]]:
+    """(attribute, element) for ``self.x.append(v)``, ``.insert(i, v)``, ``.extend(vs)``,
+    ``self.x[k] = v`` and ``self.x += [v]``."""
+    if isinstance(statement, ast.Expr) and isinstance(call := statement.value, ast.Call) \
+            and isinstance(call.func, ast.Attribute) and _on(call.func.value, receiver):
+        attribute, method = call.func.value.attr, call.func.attr
+        if call.keywords:
+            if method in (*ELEMENT_WRITERS, "extend"):
+                yield attribute, UNKNOWN
+        elif method == "append" and len(call.args) == 1:
+            yield attribute, call.args[0]
+        elif method == "insert" and len(call.args) == 2:
+            yield attribute, call.args[1]
+        elif method == "extend" and len(call.args) == 1:
+            yield attribute, EachElement(call.args[0])
+        elif method in (*ELEMENT_WRITERS, "extend"):
+            yield attribute, UNKNOWN
+    elif isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            if isinstance(target, ast.Subscript) and _on(target.value, receiver):
+                yield target.value.attr, statement.value
+    elif isinstance(statement, ast.AugAssign) and _on(statement.target, receiver) \
+            and isinstance(statement.value, (ast.List, ast.Tuple)):
+        for element in statement.value.elts:
+            yield statement.target.attr, element

@@ -1,0 +1,888 @@
+"""What the names of one scope (a function, or the module) hold, flow-insensitively: a
+name holds a tensor only when every binding of it in its scope does (``analysis/summary.py``
+asks, for any expression of the scope)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..imports import FUNCTION_DEFS
+from .own_code import HEADER, NESTED
+from .torch_api import (
+    COMPUTED_TENSOR_METHODS,
+    DISTRIBUTION_TENSOR_METHODS,
+    DISTRIBUTION_TENSOR_PROPERTIES,
+    DISTRIBUTIONS,
+    SLICED_TENSOR_CALLS,
+    TENSOR_INPUT_FUNCTIONS,
+    TENSOR_METHODS,
+    TENSOR_ONLY_CALLS,
+    TENSOR_ONLY_MEMBERS,
+    TENSOR_ONLY_METHODS,
+)
+from .vocabulary import (
+    CONVERSION_METHODS,
+    DATA_LOADERS,
+    FRESH,
+    FRESH_INDEX,
+    FRESH_METHODS,
+    NAMED_PARAMETER_ITERATORS,
+    PARAMETER,
+    PARAMETER_ATTRIBUTES,
+    PARAMETER_ITERATORS,
+    SIZED_TENSOR_METHODS,
+    TENSOR,
+    TENSOR_ATTRIBUTES,
+    VIEW_METHODS,
+    VARIABLE_CONSTRUCTORS,
+    TensorInfo,
+    gives_tensor_for_tensor,
+    is_loss_module,
+    tensor_method_info,
+    torch_function_info,
+)
+
+from .in_force import StraightPaths
+from .values import Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
+from .ast_patterns import (
+    AstCallShape,
+    integer_literal,
+    ELEMENT_WRITERS,
+    EMPTY_LIST,
+    EachElement,
+    UNKNOWN,
+    Unpacked,
+    annotation_value,
+    is_none,
+    receiver_name,
+    target_paths,
+)
+_TUPLES_OF_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS)
+_DEEP_COPIES = frozenset({"copy.deepcopy"})
+_SEQUENCES = frozenset({"list", "tuple"})
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_OPERATIONS = (ast.BinOp, ast.Compare, ast.UnaryOp)  # what they compute is never a module
+_MOVES = frozenset({"to", "cuda", "cpu"})  # builtins that make a sequence of what they iterate
+_TENSOR_INPUTS = TENSOR_INPUT_FUNCTIONS | VARIABLE_CONSTRUCTORS
+# The nodes whose facts the walk notes; every other node is only descended into.
+_NOTED = frozenset({
+    ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+    ast.With, ast.AsyncWith, ast.ExceptHandler, ast.Import, ast.ImportFrom, ast.Global,
+    ast.Nonlocal, ast.Return, ast.Yield, ast.YieldFrom, ast.Attribute, ast.MatchAs,
+    ast.MatchStar, ast.MatchMapping,
+})
+_MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
+
+if TYPE_CHECKING:
+    from .summary import ModuleSummary
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """One way a scope binds a name. ``kind``: "value" (``name = source``), "param",
+    "loop" (``for`` target; ``path`` says where in the target), "augment" (``+=``: keeps
+    what the name holds, or makes a number a tensor; ``source`` is the statement), or "other" (import, ``with ... as``, ``except ... as``, ...)."""
+
+    kind: str
+    source: ast.AST | None = None
+    path: tuple[int | str, ...] = ()
+    line: int = 0
+
+    @property
+    def expression(self) -> ast.AST | None:
+        """What the binding reads: the value unpacked (``a, b = value``) or annotated
+        (``x: T = value``), else its source as it is."""
+        source = self.source
+        return source.value if isinstance(source, (Unpacked, ast.AnnAssign)) else source
+
+
+class ScopeFacts:
+    """The bindings of one scope (a function, or the module's own code) and what its
+    expressions hold. One walk over the scope, nested functions and classes left out."""
+
+    def __init__(self, summary: ModuleSummary, scope: ast.AST, qualname: str) -> None:
+        self.summary = summary
+        self.scope = scope
+        self.qualname = qualname
+        self.imports = summary.imports
+        self.calls: list[ast.Call] = []
+        self.bindings: dict[str, list[_Binding]] = {}
+        self.elements: dict[str, list[ast.expr]] = {}  # what element writes put into a name
+        self.inner_elements: dict[str, list[ast.expr]] = {}  # rows[i].append(v): into the lists it holds
+        self.returns: list[ast.expr | None] = []
+        self.is_generator = False
+        self._tested: set[str] = set()  # names whose type the scope tests (isinstance)
+        # name -> the lines where the scope uses it as only a tensor can be used
+        self._used_as_tensor: dict[str, list[int]] = {}
+        self._values: dict[str, Value] = {}
+        self._names_read: dict[int, frozenset[str]] = {}  # id(a binding's source) -> the names in it
+        self._assumed: dict[str, Value] = {}  # names being judged: what they are assumed to hold
+        self._comprehending = 0  # how many comprehensions' targets are being assumed
+        self._line = getattr(scope, "lineno", 0)  # of the node being walked: for bindings
+        self.self_name, self.cls = self._method_receiver()
+        self._walk()
+        self._documented_tensors = _documented_tensors(scope) if isinstance(scope, FUNCTION_DEFS) else set()
+
+    # -- the walk ------------------------------------------------------------------
+    def _method_receiver(self) -> tuple[str | None, str | None]:
+        """(``self``'s name, the class) when the scope is a method of a class of the module."""
+        scope = self.scope
+        if not isinstance(scope, FUNCTION_DEFS) or "." not in self.qualname:
+            return None, None
+        cls = self.qualname.rpartition(".")[0]
+        if not isinstance(self.summary.definition(cls), ast.ClassDef):
+            return None, None
+        receiver = receiver_name(scope)
+        return (receiver, cls) if receiver else (None, None)
+
+    def _walk(self) -> None:
+        scope = self.scope
+        if isinstance(scope, FUNCTION_DEFS):
+            arguments = scope.args
+            for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                self._bind(argument.arg, "param", argument)
+            for star in (arguments.vararg, arguments.kwarg):
+                if star is not None:
+                    self._bind(star.arg, "other")
+        for node, _, _, _, where in self.summary.own_code(scope).nodes:  # the order of the facts does not matter
+            if where == HEADER:
+                continue
+            kind = type(node)
+            self._line = getattr(node, "lineno", self._line)
+            if where == NESTED:
+                # Lambdas and comprehensions are scopes of their own: only their calls (for
+                # the gates) and walrus targets (which bind here) count, not their bindings
+                # nor their reads.
+                if kind is ast.Call:
+                    self.calls.append(node)
+                elif kind is ast.NamedExpr:
+                    self._bind(node.target.id, "value", node.value)
+                continue
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                self._bind(node.name, "other")
+                continue
+            if kind is ast.ClassDef:
+                # A class body is walked as part of this scope (its names count as bindings
+                # here: that only makes names less known), its methods are not.
+                self._bind(node.name, "other")
+            if kind in _NOTED:
+                self._note(node)
+
+    def _bind(self, name: str, kind: str, source: ast.AST | None = None, path: tuple[int | str, ...] = ()) -> None:
+        self.bindings.setdefault(name, []).append(_Binding(kind, source, path, self._line))
+
+    def _note(self, node: ast.AST) -> None:  # noqa: C901 (one dispatch over node types)
+        if isinstance(node, ast.Call):
+            self.calls.append(node)
+            self._note_element_write(node)
+            self._note_tensor_input(node)
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)):
+                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0), x.size(0)
+            elif isinstance(func, ast.Attribute) and func.attr in SLICED_TENSOR_CALLS and (sliced := _sliced(func.value)):
+                self._use_as_tensor(sliced, node.lineno)  # det[:, 5].unique()
+            if isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") and node.args:
+                if isinstance(node.args[0], ast.Name):  # isinstance(y, int), type(y) == int
+                    self._tested.add(node.args[0].id)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind_target(target, node.value)
+        elif isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                self._bind(node.target.id, "value", node)
+            else:
+                self._bind_target(node.target, node.value)
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+            if isinstance(target, ast.Name):
+                self._bind(target.id, "augment", node)
+                if isinstance(node.value, (ast.List, ast.Tuple)):  # vals += [t]
+                    self.elements.setdefault(target.id, []).extend(node.value.elts)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind(node.target.id, "value", node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            for name, path in target_paths(node.target):
+                self._bind(name, "loop", node.iter, path)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_other(item.optional_vars)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self._bind(node.name, "other")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                self._bind((alias.asname or alias.name).partition(".")[0], "import")
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                self._bind(name, "other")
+        elif isinstance(node, ast.Return):
+            self.returns.append(node.value)
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            self.is_generator = True
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.attr in TENSOR_ONLY_MEMBERS:
+                self._use_as_tensor(node.value.id, node.lineno)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            self._bind(node.name, "other")
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            self._bind(node.rest, "other")
+
+    def _bind_target(self, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self._bind(target.id, "value", value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for name, path in target_paths(target):
+                self._bind(name, "loop", Unpacked(value), path)
+        elif isinstance(target, ast.Starred):
+            self._bind_other(target)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.elements.setdefault(target.value.id, []).append(value)
+
+    def _bind_other(self, target: ast.expr) -> None:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                self._bind(node.id, "other")
+
+    def _use_as_tensor(self, name: str, line: int) -> None:
+        self._used_as_tensor.setdefault(name, []).append(line)
+
+    def _note_tensor_input(self, call: ast.Call) -> None:
+        """``torch.sum(x)``, ``F.relu(x.view(n, -1))``: a name passed where torch takes only a
+        tensor (directly, or as the receiver of a method that keeps a tensor a tensor)."""
+        first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "input"), None)
+        while isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute):
+            if first.func.attr not in TENSOR_METHODS:
+                return
+            first = first.func.value
+        if isinstance(first, ast.Name) and self.imports.qualify_expression(call.func) in _TENSOR_INPUTS:
+            self._use_as_tensor(first.id, call.lineno)
+
+    def _note_element_write(self, call: ast.Call) -> None:
+        """``vals.append(t)``, ``vals.insert(0, t)``, ``vals.extend(ts)``; ``rows[i].append(t)``
+        into the lists that ``rows`` holds."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr not in (*ELEMENT_WRITERS, "extend"):
+            return
+        if isinstance(func.value, ast.Name):
+            elements = self.elements.setdefault(func.value.id, [])
+        elif isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Name):
+            elements = self.inner_elements.setdefault(func.value.value.id, [])
+        else:
+            return
+        if call.keywords:
+            elements.append(UNKNOWN)
+        elif func.attr == "append" and len(call.args) == 1:
+            elements.append(call.args[0])
+        elif func.attr == "insert" and len(call.args) == 2:
+            elements.append(call.args[1])
+        elif func.attr == "extend" and len(call.args) == 1:
+            elements.append(EachElement(call.args[0]))
+        else:
+            elements.append(UNKNOWN)
+
+    # -- what names hold -----------------------------------------------------------
+    def name_value(self, name: str) -> Value:
+        """What ``name`` holds wherever the scope reads it."""
+        if name in self._assumed:
+            return self._assumed[name]
+        if name in self._values:
+            return self._values[name]
+        if name not in self.bindings:
+            parent = self.summary.parent_scope(self.qualname) if self.qualname else None
+            if parent is not None:
+                return parent.name_value(name)
+            qualified = self.imports.aliases.get(name)  # from m import *: bound by no statement here
+            return self.summary.imported_value(qualified) if qualified is not None else None
+        value = self._judge(name)
+        if not self._comprehending:  # judged under a comprehension's assumptions: not for keeps
+            self._values[name] = value
+        return value
+
+    def parameter_value(self, name: str) -> Value:
+        """What the parameter ``name`` holds when the function is entered, whatever the
+        function binds to the name later (``xyxy = torch.tensor(xyxy)``)."""
+        if name in self._assumed:
+            return self._assumed[name]
+        for binding in self.bindings.get(name, ()):
+            if binding.kind == "param":
+                return self._parameter_value(binding.source)
+        return None
+
+    @functools.cached_property
+    def legacy_scalars(self) -> bool:
+        """Whether the scope reads ``loss.data[0]`` as code written before PyTorch 0.4 did (see
+        ``_legacy_scalar``): code of that age iterated a 1-d tensor into numbers, so what it
+        gets from iterating a tensor is unknown."""
+        return any(type(node) is ast.Subscript and _legacy_scalar(node) for node, *_ in self.summary.own_code(self.scope).nodes)
+
+    def bound_only_to_results(self, name: str) -> bool:
+        """Every binding of ``name`` in this scope is the result of a call that returns a new
+        object (``model(x)``, ``a, b = f()``; not ``x.view(...)`` nor ``x.float()``, which may be
+        ``x`` itself), or a ``.detach()`` of the name itself."""
+        def result(binding: _Binding) -> bool:
+            if binding.kind == "loop" and isinstance(binding.source, Unpacked):
+                source = binding.source.value  # a, b = f()
+            elif binding.kind == "value":
+                source = binding.source
+            else:
+                return False
+            if not isinstance(source, ast.Call):
+                return False
+            func = source.func
+            if isinstance(func, ast.Attribute) and func.attr == "detach":
+                return isinstance(func.value, ast.Name) and func.value.id == name
+            return not (isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS | CONVERSION_METHODS)
+
+        bindings = self.bindings.get(name, ())
+        return bool(bindings) and all(map(result, bindings))
+
+    def _judge(self, name: str) -> Value:
+        """Bindings that read the name itself (``x = x * 2``) are judged assuming what the
+        others agree on; a name bound only by such bindings holds nothing known."""
+        bindings = self.bindings[name]
+        grounded = [b for b in bindings if not self._reads(b, name)]
+        if not grounded:
+            return None
+        self._assumed[name] = None  # a cycle through other names stays unknown
+        try:
+            values = [self._binding_value(name, b) for b in grounded]
+            value = self._container(name, values) or self._number_plus_tensor(bindings, grounded)
+            if value is None:
+                return None
+            self._assumed[name] = value
+            return join([value, *(self._binding_value(name, b) for b in bindings if b not in grounded)])
+        finally:
+            del self._assumed[name]
+
+    def _number_plus_tensor(self, bindings: list[_Binding], grounded: list[_Binding]) -> Value:
+        """``s = 0.0``, then ``s += t`` with ``t`` a tensor: a number plus a tensor is one
+        (``total += loss``, ``sim += F.cosine_similarity(a, b)``)."""
+        numbers = all(
+            b.kind == "value" and isinstance(b.source, ast.Constant) and type(b.source.value) in (int, float)
+            for b in grounded
+        )
+        added = [b.source for b in bindings if b.kind == "augment"]
+        if numbers and any(
+            isinstance(statement.op, _ARITHMETIC) and isinstance(self.value(statement.value), TensorInfo)
+            for statement in added
+        ):
+            return FRESH
+        return None
+
+    def _reads(self, binding: _Binding, name: str) -> bool:
+        if binding.kind == "augment":
+            return True
+        source = binding.source.value if isinstance(binding.source, Unpacked) else binding.source
+        if binding.kind not in ("value", "loop") or source is None:
+            return False
+        read = self._names_read.get(id(source))
+        if read is None:  # one walk per source, however many names it binds
+            read = self._names_read[id(source)] = frozenset(n.id for n in ast.walk(source) if isinstance(n, ast.Name))
+        return name in read
+
+    def _container(self, name: str, values: list[Value | str]) -> Value:
+        """A list bound empty or to tensors, and filled only with tensors, holds tensors."""
+        empty = EMPTY_LIST in values
+        filled = [v for v in values if v != EMPTY_LIST]
+        value = Holds.TENSORS if empty and all(v == Holds.TENSORS for v in filled) else join(filled)
+        if value != Holds.TENSORS:
+            return None if empty else value
+        if empty:
+            return value if self.filled_with_tensors(name) else None
+        return value if all(self._holds_tensor(e) for e in self.elements.get(name, ())) else None
+
+    def filled_with_tensors(self, name: str) -> bool:
+        """Whatever else ``name`` is bound to, every element this scope puts into it (``append``,
+        ``insert``, ``extend``, ``name[i] = v``, ``name += [v]``) is a tensor, and there is one.
+        Read where the name is known to be bound to a list display: ``vals = []``, the appends,
+        then ``vals = torch.tensor(vals)``."""
+        elements = self.elements.get(name, ())
+        return bool(elements) and all(self._holds_tensor(e) for e in elements)
+
+    def receives_tensors(self, name: str) -> bool:
+        """Some element the scope puts into ``name``, or into the lists it holds
+        (``rows[i].append(t)``), is a tensor or a sequence of them, and none is a plain value
+        (a number, ``.item()``): whichever path filled it, ``torch.tensor(name)`` converts
+        the tensors one by one (``ents.append(d.entropy().mean())`` in one branch and
+        ``ents.append((e * mask).sum() / mask.sum())`` in the other)."""
+        elements = [*self.elements.get(name, ()), *self.inner_elements.get(name, ())]
+        return any(map(self._gives_tensors, elements)) and not any(map(_plain, elements))
+
+    def _gives_tensors(self, element: ast.expr | EachElement) -> bool:
+        if isinstance(element, EachElement):
+            return element is not UNKNOWN and (
+                isinstance(value := self.value(element.value), TensorInfo) or value in _TUPLES_OF_TENSORS
+            )
+        if isinstance(element, (ast.List, ast.Tuple)):
+            return any(self._gives_tensors(e) for e in element.elts if not isinstance(e, ast.Starred))
+        value = self.value(element)
+        return isinstance(value, TensorInfo) or value in _TUPLES_OF_TENSORS or (
+            value is None and self._tensor_on_some_path(element, element, frozenset())
+        )
+
+    def _tensor_on_some_path(self, node: ast.expr, use: ast.expr, seen: frozenset[str]) -> bool:
+        """``node``, read at ``use``, is a name that an assignment which may be in force there
+        (the one in force, where the straight path to ``use`` tells) binds to a tensor, every
+        binding of it being an assignment of nothing plain (``cur = torch.full(...)`` in one
+        branch, ``cur = head[idx]`` in another), or an item of such a name (``h = cur[i]``):
+        on that path what goes into the list is a tensor, as for the lists of
+        :meth:`receives_tensors`. A name tested with ``isinstance`` is left alone (the test
+        picks the path); so are items in code written before PyTorch 0.4, where an item of a
+        1-d tensor was a number."""
+        if isinstance(node, ast.Subscript):
+            return not self.legacy_scalars and self._tensor_on_some_path(node.value, use, seen)
+        if not isinstance(node, ast.Name) or node.id in seen or node.id in self._tested:
+            return False
+        bindings = self.bindings.get(node.id, ())
+        if not bindings or any(b.kind != "value" or b.expression is None or _plain(b.expression) for b in bindings):
+            return False
+        seen |= {node.id}
+        reaching = self.straight_paths.in_force(node.id, bindings, use)
+        if reaching is None:
+            reaching = [b for b in bindings if self.may_reach(b.source, use)]
+        for binding in reaching:
+            source = binding.expression
+            value = self.value(source)
+            if isinstance(value, TensorInfo) or (value is None and self._tensor_on_some_path(source, source, seen)):
+                return True
+        return False
+
+    def _holds_tensor(self, element: ast.expr) -> bool:
+        """Whether an element write puts only tensors into its list."""
+        if isinstance(element, EachElement):
+            return element is not UNKNOWN and self.value(element.value) == Holds.TENSORS
+        return isinstance(self.value(element), TensorInfo)
+
+    def _binding_value(self, name: str, binding: _Binding) -> Value | str:
+        kind = binding.kind
+        if kind == "augment":
+            return self._assumed.get(name)
+        if kind == "param":
+            return self._parameter_value(binding.source)
+        if kind == "import":  # from config import MEAN: what the project's module holds
+            qualified = self.imports.aliases.get(name)
+            return self.summary.imported_value(qualified) if qualified else None
+        if kind == "value":
+            source = binding.source
+            if isinstance(source, ast.AnnAssign):
+                annotated = annotation_value(source.annotation, self.imports)
+                if annotated is not None:
+                    return annotated
+                return self.value(source.value) if source.value is not None else None
+            if isinstance(source, ast.List) and not source.elts:
+                return EMPTY_LIST
+            return self.value(source)
+        if kind == "loop":
+            value = self._unpacked(binding.source, binding.path)
+            if value is None and not isinstance(binding.source, Unpacked) and len(self.bindings[name]) == 1:
+                # The loop's only binding of the name, used in it as only a tensor can be
+                # (``for i, det in enumerate(pred): ... det[:, 5].unique()``): its elements are.
+                used = self._used_as_tensor.get(name)
+                return TENSOR if used is not None and min(used) >= binding.line else None
+            return value
+        return None
+
+    def _parameter_value(self, argument: ast.arg) -> Value:
+        annotated = annotation_value(argument.annotation, self.imports) if argument.annotation else None
+        if annotated is not None:
+            return annotated
+        name = argument.arg
+        if name == self.self_name:
+            return Instance(self.cls)
+        if name in self._tested:  # the function expects more than one type
+            return None
+        # Evidence from use: read before the function rebinds the name, so that it is the
+        # parameter that is used (``x = torch.tensor(x)`` then ``x.detach()`` says nothing).
+        used = self._used_as_tensor.get(name)
+        rebound = min((b.line for b in self.bindings[name] if b.kind != "param"), default=None)
+        if used is not None and (rebound is None or min(used) <= rebound) and not self._branch_decides(name, used):
+            return TENSOR
+        if name in self._documented_tensors:
+            return TENSOR
+        return self.summary.passed_to(self.qualname, name)  # what every call of the file passes
+
+    def may_reach(self, source: ast.AST | Unpacked | None, use: ast.AST) -> bool:
+        """Whether a binding from ``source`` may be in force where ``use`` runs: it is bound
+        before it, inside it (a walrus), or a loop holds both."""
+        if isinstance(source, Unpacked):
+            source = source.value
+        if not isinstance(source, (ast.expr, ast.stmt, ast.arg)):
+            return True
+        if (source.end_lineno, source.end_col_offset) <= (use.lineno, use.col_offset):
+            return True
+        if (use.lineno, use.col_offset) < (source.lineno, source.col_offset) \
+                and (source.end_lineno, source.end_col_offset) <= (use.end_lineno, use.end_col_offset):
+            return True
+        loops = self._loops_of
+        return not {id(loop) for loop in loops.get(id(use), ())}.isdisjoint(map(id, loops.get(id(source), ())))
+
+    @functools.cached_property
+    def straight_paths(self) -> StraightPaths:
+        return StraightPaths(self.scope)
+
+    @functools.cached_property
+    def _loops_of(self) -> dict[int, tuple[ast.AST, ...]]:
+        """id() of each node of the scope's own code -> the loops that hold it."""
+        code = self.summary.own_code(self.scope)
+        return {id(node): loops for node, loops, _, _, _ in (*code.nodes, *code.leaves) if loops}
+
+    def _branch_decides(self, name: str, lines: list[int]) -> bool:
+        """Every use of ``name`` as only a tensor can be lies in one arm of an ``if`` whose
+        other arm reads it too (``if index is None: usage.log()`` / ``else:
+        torch.tensor(usage)``): the test tells what it holds, and this arm says nothing of
+        the other's."""
+        for node in ast.walk(self.scope):
+            if not isinstance(node, ast.If) or not node.orelse:
+                continue
+            for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
+                first, last = arm[0].lineno, arm[-1].end_lineno or arm[-1].lineno
+                if all(first <= line <= last for line in lines) and any(
+                    isinstance(read, ast.Name) and read.id == name for statement in other for read in ast.walk(statement)
+                ):
+                    return True
+        return False
+
+    def unpacked(self, value: ast.expr, path: tuple[int | str, ...]) -> Value:
+        """What the target at ``path`` of ``a, b = value`` gets."""
+        return self._unpacked(Unpacked(value), path)
+
+    def _unpacked(self, source: ast.AST, path: tuple[int | str, ...]) -> Value:
+        """What a loop or unpacking target at ``path`` gets from ``source``."""
+        if isinstance(source, Unpacked):  # a, b = value
+            value = source.value
+            if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
+                step = path[0]
+                if isinstance(step, int) and step < len(value.elts):
+                    return self._descend(self.value(value.elts[step]), path[1:])
+                return None
+            return self._descend(self.value(value), path)
+        return self._descend(self._element_of(source), path)
+
+    def _element_of(self, iterable: ast.expr) -> Value | tuple:
+        """One element of ``for ... in iterable``: a value, or a tuple of them."""
+        if isinstance(iterable, ast.Call):
+            func = iterable.func
+            if isinstance(func, ast.Attribute) and not iterable.args:
+                if func.attr in PARAMETER_ITERATORS:
+                    return PARAMETER
+                if func.attr in NAMED_PARAMETER_ITERATORS:
+                    return (None, PARAMETER)
+                if func.attr == "items" and self.value(func.value) == Holds.STATE_DICT:
+                    return (None, TENSOR)
+            if isinstance(func, ast.Name) and self.imports.qualify_expression(func) is None:
+                if func.id == "enumerate" and iterable.args:
+                    return (None, self._element_of(iterable.args[0]))
+                if func.id == "reversed" and len(iterable.args) == 1:
+                    return self._element_of(iterable.args[0])
+                if func.id == "zip" and not iterable.keywords:
+                    return tuple(self._element_of(a) for a in iterable.args)
+        value = self.value(iterable)
+        if isinstance(value, TensorInfo):
+            return None if self.legacy_scalars else TENSOR  # the rows of a tensor are tensors
+        if value in _TUPLES_OF_TENSORS:
+            return TENSOR
+        if value == Holds.LOADER:
+            return Holds.BATCH
+        if value == Holds.PARAM_GROUPS:
+            return Holds.PARAM_GROUP
+        return None
+
+    def _descend(self, element: Value | tuple, path: tuple[int | str, ...]) -> Value:
+        for step in path:
+            if isinstance(element, tuple):
+                if not isinstance(step, int) or step >= len(element):
+                    return None
+                element = element[step]
+            elif element == Holds.BATCH or isinstance(element, TensorInfo) or element in _TUPLES_OF_TENSORS:
+                # Unpacking a batch or a tensor row gives tensors; a starred target a list of them.
+                element = Holds.TENSORS if step == "*" else TENSOR
+            else:
+                return None
+        return None if isinstance(element, tuple) else element
+
+    def returned(self) -> Value:
+        """What every ``return`` gives (``return None`` aside: Optional); for ``return a, b``
+        everywhere, what each position holds."""
+        if self.is_generator:
+            return None
+        annotation = getattr(self.scope, "returns", None)
+        if annotation is not None and isinstance(declared := annotation_value(annotation, self.imports), TensorInfo):
+            return declared  # ``-> torch.Tensor``: its author says so, whatever it computes
+        returns = [r for r in self.returns if r is not None and not is_none(r)]
+        if not returns:
+            return None
+        width = len(returns[0].elts) if isinstance(returns[0], ast.Tuple) else 0
+        if width and all(
+            isinstance(r, ast.Tuple) and len(r.elts) == width and not any(isinstance(e, ast.Starred) for e in r.elts)
+            for r in returns
+        ):
+            return tuple(join([self.value(r.elts[position]) for r in returns]) for position in range(width))
+        return join([self.value(r) for r in returns])
+
+    # -- what expressions hold -----------------------------------------------------
+    def value(self, node: ast.expr) -> Value:  # noqa: C901 (one dispatch over node types)
+        """What ``node`` holds when it runs in this scope, when the file says so."""
+        if isinstance(node, ast.Name):
+            return self.name_value(node.id)
+        if isinstance(node, ast.Call):
+            return self._call_value(node)
+        if isinstance(node, ast.Attribute):
+            return self._attribute_value(node)
+        if isinstance(node, ast.Subscript):
+            if _legacy_scalar(node):
+                return None
+            base = self.value(node.value)
+            if isinstance(base, tuple):  # f()[0] of a function that returns a tuple
+                index = node.slice
+                position = index.value if isinstance(index, ast.Constant) else None
+                if type(position) is int and -len(base) <= position < len(base):
+                    return base[position]
+                return None
+            if isinstance(base, TensorInfo) or base == Holds.STATE_DICT:
+                return TENSOR
+            if base == Holds.PARAM_GROUP:  # group["params"]
+                index = node.slice
+                return Holds.TENSORS if isinstance(index, ast.Constant) and index.value == "params" else None
+            if base in _TUPLES_OF_TENSORS:
+                if isinstance(node.slice, ast.Slice):
+                    return Holds.TENSORS if base == Holds.TENSORS else None
+                return TENSOR
+            return None
+        if isinstance(node, ast.BinOp):
+            operands = self.value(node.left), self.value(node.right)
+            left, right = (value if isinstance(value, TensorInfo) else None for value in operands)
+            if left or right:
+                index = bool(left and left.index) and not (right and not right.index)
+                return FRESH_INDEX if index else FRESH
+            if isinstance(node.op, ast.Mult) and Holds.TENSORS in operands:
+                return Holds.TENSORS  # [torch.zeros(0, 6)] * batch_size: a list of tensors, repeated
+            return None
+        if isinstance(node, ast.Compare):
+            if any(isinstance(op, _MEMBERSHIP) for op in node.ops):
+                return None
+            operands = (node.left, *node.comparators)
+            return FRESH_INDEX if any(isinstance(self.value(o), TensorInfo) for o in operands) else None
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return None
+            operand = self.value(node.operand)
+            if isinstance(operand, TensorInfo):
+                return FRESH_INDEX if operand.index else FRESH
+            return None
+        if isinstance(node, ast.IfExp):
+            body, orelse = self.value(node.body), self.value(node.orelse)
+            return TENSOR if isinstance(body, TensorInfo) and isinstance(orelse, TensorInfo) else None
+        if isinstance(node, ast.NamedExpr):
+            return self.value(node.value)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            elements = node.elts
+            if elements and all(isinstance(self.value(e), TensorInfo) for e in elements):
+                return Holds.TENSORS
+            return None
+        if isinstance(node, ast.ListComp):
+            return Holds.TENSORS if isinstance(self._comprehension_element(node), TensorInfo) else None
+        return None
+
+    def _first_element(self, node: ast.Call) -> Value | tuple:
+        """``next(iter(loader))``: the first of what ``loader`` gives (a batch, a row), where
+        neither builtin is the file's own."""
+        iterated = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not (isinstance(node.func, ast.Name) and node.func.id == "next" and isinstance(iterated, ast.Call)
+                and isinstance(iterated.func, ast.Name) and iterated.func.id == "iter"
+                and len(iterated.args) == 1 and not iterated.keywords):
+            return None
+        return self._element_of(iterated.args[0]) if self._builtin("next") and self._builtin("iter") else None
+
+    def _builtin(self, name: str) -> bool:
+        """Whether ``name`` is Python's builtin here: neither the file nor the scope binds it."""
+        return self.summary.definition(name) is None and not self._local_anywhere(name)
+
+    def _comprehension_element(self, node: ast.ListComp) -> Value:
+        """What each element of ``[elt for target in iterable ...]`` holds: the targets are
+        assumed to hold what the iterables give, while ``elt`` is judged."""
+        outer = dict(self._assumed)
+        self._comprehending += 1
+        try:
+            for generator in node.generators:
+                element = self._element_of(generator.iter)
+                for name, path in target_paths(generator.target):
+                    self._assumed[name] = self._descend(element, path)
+            return self.value(node.elt)
+        finally:
+            self._assumed = outer
+            self._comprehending -= 1
+
+    def _call_value(self, node: ast.Call) -> Value:
+        func = node.func
+        qualified = self.imports.qualify_expression(func)
+        if qualified is not None:
+            if qualified in DATA_LOADERS:  # the default collate makes tensors; a custom one, anything
+                return None if any(k.arg == "collate_fn" for k in node.keywords) else Holds.LOADER
+            if qualified in _DEEP_COPIES and len(node.args) == 1:  # the same kind of value, not aliased
+                copied = self.value(node.args[0])
+                return FRESH if isinstance(copied, TensorInfo) else copied if copied == Holds.TENSORS else None
+            if is_loss_module(qualified):
+                return Holds.LOSS
+            if qualified in DISTRIBUTIONS:
+                return Holds.DISTRIBUTION
+            if (made := LibraryObject.made_by(qualified)) is not None:
+                return made  # datasets.MNIST(root)
+            if gives_tensor_for_tensor(qualified, (k.arg for k in node.keywords)) and any(
+                isinstance(self.value(argument), TensorInfo) for argument in node.args
+            ):
+                return TENSOR  # np.exp(t)
+            return torch_function_info(qualified, AstCallShape(node)) or torch_tuple_value(qualified) \
+                or self.summary.imported_call(qualified)
+        if isinstance(func, ast.Name):
+            if func.id in _SEQUENCES and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred) \
+                    and self._builtin(func.id):
+                # list(model.parameters()), tuple(t): the elements of what it iterates
+                return Holds.TENSORS if isinstance(self._element_of(node.args[0]), TensorInfo) else None
+            if (first := self._first_element(node)) is not None:
+                return first
+            own = self.own_call(func.id)
+            if own is None and isinstance(instance := self.name_value(func.id), Instance):
+                return self.summary.instance_call(instance)  # model = Net(); model(x)
+            if own is None and self.name_value(func.id) == Holds.LOSS:
+                return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
+            return own
+        if not isinstance(func, ast.Attribute):
+            return None
+        method = func.attr
+        receiver = self.value(func.value)
+        if isinstance(receiver, Instance):
+            if self.summary.attribute(receiver, method) == Holds.LOSS:
+                return FRESH  # self.criterion(out, y)
+            return self.summary.call_on(receiver, method)
+        if receiver == Holds.LOSS and method in _MOVES:
+            return Holds.LOSS  # nn.MSELoss().to(device)
+        if receiver == Holds.DISTRIBUTION:
+            return FRESH if method in DISTRIBUTION_TENSOR_METHODS else None  # dist.sample()
+        if isinstance(receiver, TensorInfo):
+            # A conversion of a temporary returns it or a copy: nothing else sees either.
+            copies = _copies(node) or (receiver.fresh and not isinstance(func.value, ast.Name))
+            return tensor_method_info(method, receiver, copies) or tensor_tuple_value(method)
+        if method == "state_dict" and not node.args:
+            return Holds.STATE_DICT
+        if receiver == Holds.STATE_DICT and method == "copy":
+            return Holds.STATE_DICT  # a shallow copy: the same tensors
+        if receiver is None and (
+            method in TENSOR_ONLY_METHODS or (isinstance(func.value, _OPERATIONS) and method in COMPUTED_TENSOR_METHODS)
+        ):
+            return FRESH if method in FRESH_METHODS else TENSOR  # only tensors have it: (a == b).float()
+        if receiver is None and method in VIEW_METHODS and _sized_call(node):
+            return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
+        return None
+
+    def own_call(self, name: str) -> Value:
+        """What ``name(...)`` returns when ``name`` is a function or class the module defines."""
+        if self._local_anywhere(name):
+            return None
+        definition = self.summary.definition(name)  # a module-level def or class
+        if isinstance(definition, FUNCTION_DEFS):
+            return self.summary.returns(name)
+        return Instance(name) if isinstance(definition, ast.ClassDef) else None
+
+    def _local_anywhere(self, name: str) -> bool:
+        """Bound in this scope or an enclosing function (not at module level)."""
+        facts: ScopeFacts | None = self
+        while facts is not None and facts.qualname:
+            if name in facts.bindings:
+                return True
+            facts = self.summary.parent_scope(facts.qualname)
+        return False
+
+    def _attribute_value(self, node: ast.Attribute) -> Value:
+        attr = node.attr
+        if attr == "grad":
+            return TENSOR
+        if attr == "param_groups":  # an optimizer's (only torch.optim names it so)
+            return Holds.PARAM_GROUPS
+        receiver = self.value(node.value)
+        if isinstance(receiver, Instance):
+            return self.summary.attribute(receiver, attr)
+        if isinstance(receiver, LibraryObject):
+            return receiver.attribute(attr)  # train_set.targets
+        if receiver == Holds.DISTRIBUTION:
+            return TENSOR if attr in DISTRIBUTION_TENSOR_PROPERTIES else None  # dist.mean
+        if attr in TENSOR_ATTRIBUTES and (
+            isinstance(receiver, TensorInfo)
+            or (attr == "data" and isinstance(node.value, ast.Attribute) and node.value.attr in PARAMETER_ATTRIBUTES)
+        ):
+            return TENSOR
+        if receiver is None and self.summary.project is not None \
+                and (qualified := self.imports.qualify_expression(node)) is not None:
+            return self.summary.imported_value(qualified)  # config.MEAN
+        return None
+
+
+def _legacy_scalar(node: ast.Subscript) -> bool:
+    """``loss.data[0]``: before PyTorch 0.4 the Python number of a one-element tensor (code of
+    that age passes it around as one); since, a row. What the code means is unknown."""
+    value, index = node.value, node.slice
+    return isinstance(value, ast.Attribute) and value.attr == "data" \
+        and isinstance(index, ast.Constant) and type(index.value) is int
+
+
+def _sized_call(call: ast.Call) -> bool:
+    """``x.view(-1, 5)``, ``x.size(0)``: see ``SIZED_TENSOR_METHODS``."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr in SIZED_TENSOR_METHODS and any(
+        integer_literal(argument) for argument in call.args
+    )
+
+
+def _sliced(node: ast.expr) -> str | None:
+    """``det`` of ``det[:, 5]``: a name indexed with a tuple holding a slice, which no list,
+    dict or pandas object takes."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Tuple) \
+            and any(isinstance(part, ast.Slice) for part in node.slice.elts):
+        return node.value.id
+    return None
+
+
+def _plain(element: ast.expr | EachElement) -> bool:
+    """A number, a string or what converts a tensor to plain values (``loss.item()``)."""
+    if isinstance(element, (ast.Constant, ast.JoinedStr)):
+        return True
+    if not isinstance(element, ast.Call) or element.keywords:
+        return False
+    func = element.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in _TO_PLAIN
+    return isinstance(func, ast.Name) and func.id in _PLAIN_BUILTINS
+
+
+_TO_PLAIN = frozenset({"item", "tolist", "numpy"})
+_PLAIN_BUILTINS = frozenset({"float", "int", "bool", "str", "len", "round"})
+
+
+def _copies(call: ast.Call) -> bool:
+    return any(k.arg == "copy" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+# Docstrings that give a parameter's type: Google ``x (torch.Tensor): ...``, NumPy
+# ``x : Tensor``, Sphinx ``:type x: torch.Tensor``, ``:param torch.Tensor x:``,
+# ``:param x: (torch.Tensor) ...`` and its Args-list form ``x: (tensor) ...`` (SSD's and
+# YOLO's box utilities). Only a plain tensor type counts, not "list of tensors" nor
+# "Tensor or ndarray".
+_TENSOR_TYPE = r"(?:torch\.)?[Tt]ensor(?:\[[^\]\n]*\])?(?:,\s*optional)?"
+_DOCUMENTED = (
+    re.compile(rf"^[ \t]*(\w+)[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)[ \t]*:", re.MULTILINE),
+    re.compile(rf"^[ \t]*(\w+)[ \t]+:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
+    re.compile(rf"^[ \t]*:type[ \t]+(\w+)[ \t]*:[ \t]*{_TENSOR_TYPE}[ \t]*$", re.MULTILINE),
+    re.compile(rf"^[ \t]*:param[ \t]+{_TENSOR_TYPE}[ \t]+(\w+)[ \t]*:", re.MULTILINE),
+    re.compile(rf"^[ \t]*(?::param[ \t]+)?(\w+)[ \t]*:[ \t]*\([ \t]*{_TENSOR_TYPE}[ \t]*\)", re.MULTILINE),
+)
+
+
+def _documented_tensors(function: ast.AST) -> set[str]:
+    """The parameters that the function's docstring says are tensors."""
+    docstring = ast.get_docstring(function, clean=False)
+    if not docstring or "ensor" not in docstring:
+        return set()
+    return {match.group(1) for pattern in _DOCUMENTED for match in pattern.finditer(docstring)}
