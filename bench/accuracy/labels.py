@@ -18,7 +18,7 @@ that no candidate row names (then `code` is its rule).
     python3 bench/accuracy/labels.py --labels mine.csv todo      # work in your own file, then:
     python3 bench/accuracy/labels.py merge mine.csv              # fold it into labels.csv
     python3 bench/accuracy/labels.py sort                        # canonical order after hand edits
-    python3 bench/accuracy/labels.py --blind-set todo --blind -C 12  # the blind set (repos-, candidates-, labels-blind.csv)
+    python3 bench/accuracy/labels.py --blind-set todo --blind -C 12  # the blind set's *-blind.csv files
 """
 
 from __future__ import annotations
