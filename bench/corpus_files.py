@@ -89,12 +89,12 @@ def torch_subset(limit: int | None) -> Corpus:
                        limit, TORCH_SUBPACKAGES)
 
 
-def export_accuracy_corpus(destination: Path) -> None:
-    """`corpus.py export`, which reads the pinned repositories from their
-    git mirrors; stops the benchmark with corpus.py's own list of missing
-    repositories and the ways round it."""
+def export_accuracy_corpus(destination: Path, repos_csv: Path = ACCURACY_REPOS) -> None:
+    """`corpus.py export`, which reads the repositories ``repos_csv`` pins
+    from their git mirrors; stops the benchmark with corpus.py's own list of
+    missing repositories and the ways round it."""
     result = subprocess.run(
-        [sys.executable, str(ACCURACY_CORPUS), "export", str(destination)],
+        [sys.executable, str(ACCURACY_CORPUS), "--repos-csv", str(repos_csv), "export", str(destination)],
         capture_output=True, text=True)
     if result.returncode:
         raise SystemExit(
@@ -119,9 +119,10 @@ def app_corpus_path(cache_root: Path, repos_csv: Path = ACCURACY_REPOS) -> Path:
 
 
 def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,
-                   export: Callable[[Path], None] = export_accuracy_corpus
+                   export: Callable[[Path], None] | None = None
                    ) -> Path:
-    """The accuracy corpus exported under cache_root, built on first use.
+    """The accuracy corpus exported under cache_root, built on first use
+    (by default with `export_accuracy_corpus` of ``repos_csv``).
 
     Named after repos.csv's hash, so a changed pin list gets a new export
     and an unchanged one is reused. The export goes to a scratch sibling
@@ -138,7 +139,10 @@ def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,
     scratch = Path(tempfile.mkdtemp(prefix=f"{final.name}.partial-",
                                     dir=cache_root))
     try:
-        export(scratch)
+        if export is None:
+            export_accuracy_corpus(scratch, repos_csv)
+        else:
+            export(scratch)
         try:
             scratch.rename(final)
         except OSError:

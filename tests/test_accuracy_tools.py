@@ -1084,3 +1084,150 @@ def test_committed_candidates_are_what_the_current_code_finds(repo, tmp_path):
                      f"plugin={row.plugin or '-'} auto={row.auto or '-'}" for row in current ^ committed)
     assert changed == [], (f"candidates.csv is stale for {repo.name}: run `python3 bench/accuracy/score.py "
                            "--regenerate` (then label what `labels.py todo` lists)")
+
+
+# --- 8. the blind set (issue 45): the same tools on repos-, candidates-, labels-blind.csv ---
+
+
+@pytest.fixture
+def restore_paths(monkeypatch):
+    """The module paths that ``use_repos``/``use_blind_set`` change, put back after the test."""
+    monkeypatch.setattr(acc_corpus, "REPOS_CSV", acc_corpus.REPOS_CSV)
+    monkeypatch.setattr(acc_labels, "CANDIDATES_CSV", acc_labels.CANDIDATES_CSV)
+    monkeypatch.setattr(acc_labels, "LABELS_CSV", acc_labels.LABELS_CSV)
+
+
+def test_use_blind_set_switches_the_files_and_the_defaults_that_read_them(restore_paths, tmp_path, monkeypatch):
+    pins, candidates, labels = tmp_path / "pins.csv", tmp_path / "cands.csv", tmp_path / "labs.csv"
+    monkeypatch.setattr(acc_corpus, "BLIND_REPOS_CSV", pins)
+    monkeypatch.setattr(acc_labels, "BLIND_CANDIDATES_CSV", candidates)
+    monkeypatch.setattr(acc_labels, "BLIND_LABELS_CSV", labels)
+    acc_labels.use_blind_set()
+    assert (acc_corpus.REPOS_CSV, acc_labels.CANDIDATES_CSV, acc_labels.LABELS_CSV) == (pins, candidates, labels)
+    acc_corpus.write_repos([Repo("o/r", COMMIT_A, "rl", 1, 2)])
+    acc_labels.write_candidates([Candidate("o/r", COMMIT_A, "a.py", 3, "TCP005", "", "literal")])
+    assert acc_labels.refresh_auto_labels(acc_labels.read_candidates()) == 1
+    assert acc_corpus.load_repos() == [Repo("o/r", COMMIT_A, "rl", 1, 2)]
+    assert acc_labels.read_labels() == [Label("o/r", COMMIT_A, "a.py", 3, "TCP005", "none", "literal (auto)")]
+    assert pins.is_file() and candidates.is_file() and labels.is_file()
+
+
+def test_the_blind_files_live_beside_the_development_corpus():
+    assert acc_corpus.BLIND_REPOS_CSV == BENCH / "repos-blind.csv"
+    assert acc_labels.BLIND_CANDIDATES_CSV == BENCH / "candidates-blind.csv"
+    assert acc_labels.BLIND_LABELS_CSV == BENCH / "labels-blind.csv"
+
+
+def test_corpus_repos_csv_and_blind_choose_the_pin_list(tiny_mirror, restore_paths, monkeypatch, capsys, tmp_path):
+    root, repo, _ = tiny_mirror
+    monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)
+    pins = tmp_path / "pins.csv"
+    before = (BENCH / "repos.csv").read_bytes()
+    assert acc_corpus.main(["--mirrors", str(root), "--repos-csv", str(pins), "add", "o/r", "rl"]) == 0
+    assert acc_corpus.REPOS_CSV == pins
+    assert acc_corpus.load_repos() == [Repo("o/r", repo.commit, "rl", 4, 10)]
+    assert (BENCH / "repos.csv").read_bytes() == before  # repos.csv itself untouched
+    # --blind reads repos-blind.csv, which does not pin the tiny repository.
+    monkeypatch.setattr(acc_corpus, "BLIND_REPOS_CSV", pins.with_name("blind.csv"))
+    pins.rename(pins.with_name("blind.csv"))
+    capsys.readouterr()
+    assert acc_corpus.main(["--mirrors", str(root), "--blind", "show", "o/r", "a.py", "2", "-C", "0"]) == 0
+    assert capsys.readouterr().out == ">>     2 x = torch.tensor([1])\n"
+    with pytest.raises(SystemExit):
+        acc_corpus.main(["--blind", "--repos-csv", str(pins), "check"])  # one pin list or the other
+
+
+def test_labels_blind_set_reads_the_blind_files(tiny_mirror, restore_paths, monkeypatch, capsys, tmp_path):
+    root, repo, _ = tiny_mirror
+    monkeypatch.setattr(acc_corpus, "quiet_broken_pipe", lambda: None)
+    pins, candidates, labels = tmp_path / "pins.csv", tmp_path / "cands.csv", tmp_path / "labs.csv"
+    monkeypatch.setattr(acc_corpus, "BLIND_REPOS_CSV", pins)
+    monkeypatch.setattr(acc_labels, "BLIND_CANDIDATES_CSV", candidates)
+    monkeypatch.setattr(acc_labels, "BLIND_LABELS_CSV", labels)
+    acc_corpus.write_repos([repo], pins)
+    acc_labels.write_candidates([Candidate("o/r", repo.commit, "a.py", 2, "TCP005", "", ""),
+                                 Candidate("o/r", repo.commit, "a.py", 1, "TCP003", "", "")], candidates)
+    acc_labels.write_labels([Label("o/r", repo.commit, "a.py", 1, "TCP003", "none", "module")], labels)
+    assert acc_labels.main(["--mirrors", str(root), "--blind-set", "todo", "--blind", "-C", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out == (f"=== o/r,{repo.commit},a.py,2,TCP005\n>>     2 x = torch.tensor([1])\n"
+                   "left to label: TCP003 0 of 1, TCP005 1 of 1\n")
+    assert acc_labels.main(["--mirrors", str(root), "--blind-set", "check", "--sources"]) == 0
+    assert capsys.readouterr().out == "1 labels, 0 problems\n"
+
+
+def test_file_rows_without_the_plugin_has_no_verdict():
+    source = dedent(
+        """
+        import torch
+        def f(self, data, w):
+            b = torch.tensor(w.detach())
+            for x, y in data:
+                self.running = self.running + self.model(x)
+        """
+    )
+    rows, skipped = acc_shapes.file_rows(("o/r", COMMIT_A, "a.py", source.encode(), None), plugin=False)
+    assert skipped == ""
+    assert [(row.line, row.shape, row.plugin) for row in rows] == [(3, "TCP005", "")]  # no finding-only row
+
+
+@pytest.mark.slow
+def test_shapes_blind_candidates_no_plugin_writes_the_blind_files_only(
+        tiny_mirror, restore_paths, monkeypatch, tmp_path):
+    root, repo, _ = tiny_mirror
+    pins, candidates, labels = tmp_path / "pins.csv", tmp_path / "cands.csv", tmp_path / "labs.csv"
+    monkeypatch.setattr(acc_corpus, "BLIND_REPOS_CSV", pins)
+    monkeypatch.setattr(acc_labels, "BLIND_CANDIDATES_CSV", candidates)
+    monkeypatch.setattr(acc_labels, "BLIND_LABELS_CSV", labels)
+    monkeypatch.setattr(acc_shapes.corpus_files, "BENCH_CACHE", tmp_path / "cache")
+    monkeypatch.setenv("TENSORCOPY_MIRRORS", str(root))  # the export runs corpus.py in a subprocess
+    acc_corpus.write_repos([repo], pins)
+    committed = (BENCH / "candidates.csv").read_bytes(), (BENCH / "labels.csv").read_bytes()
+    assert acc_shapes.main(["--mirrors", str(root), "--jobs", "1", "--blind", "candidates", "--no-plugin"]) == 0
+    assert acc_labels.read_candidates(candidates) == [Candidate("o/r", repo.commit, "a.py", 2, "TCP005", "", "literal")]
+    assert [label.note for label in acc_labels.read_labels(labels)] == ["literal (auto)"]
+    assert ((BENCH / "candidates.csv").read_bytes(), (BENCH / "labels.csv").read_bytes()) == committed
+    # The export was made from the blind pin list, under its own name.
+    assert [path.name for path in (tmp_path / "cache").iterdir()] == [
+        acc_shapes.corpus_files.app_corpus_path(tmp_path / "cache", pins).name]
+
+
+def test_score_blind_scores_the_blind_labels(restore_paths, monkeypatch, capsys, tmp_path):
+    labels = tmp_path / "labs.csv"
+    monkeypatch.setattr(acc_labels, "BLIND_LABELS_CSV", labels)
+    acc_labels.write_labels([Label("o/r", COMMIT_A, "a.py", 2, "TCP005", "TCP005", "a tensor"),
+                             Label("o/r", COMMIT_A, "a.py", 4, "TCP003", "none", "module")], labels)
+    seen = {}
+
+    def findings(chosen, root, jobs, every_file=False):
+        seen.update(labels=chosen, every_file=every_file)
+        return {("o/r", "a.py"): [(2, "TCP005"), (4, "TCP003")]}
+
+    monkeypatch.setattr(acc_score, "collect_findings", findings)
+    assert acc_score.main(["--blind", "--all-findings"]) == 0
+    out = capsys.readouterr().out
+    assert seen == {"labels": acc_labels.read_labels(labels), "every_file": True}
+    assert out.startswith("2 labels in 1 files\n")
+    rows = {line.split()[0]: line.split()[1:5] for line in out.splitlines()[2:]}  # hazards, found, missed, false
+    assert rows["TCP003"] == ["0", "0", "0", "1"] and rows["TCP005"] == ["1", "1", "0", "0"]
+
+
+@pytest.mark.parametrize("published", ["--committed", "--write", "--regenerate"])
+def test_score_blind_refuses_to_write_the_published_figures(published, restore_paths, capsys):
+    with pytest.raises(SystemExit):
+        acc_score.main(["--blind", published])
+    assert "the published figures are the development corpus's" in capsys.readouterr().err
+
+
+def test_committed_blind_set_is_consistent_and_apart_from_the_development_corpus():
+    blind = acc_corpus.load_repos(acc_corpus.BLIND_REPOS_CSV)
+    labels = acc_labels.read_labels(acc_labels.BLIND_LABELS_CSV)
+    candidates = acc_labels.read_candidates(acc_labels.BLIND_CANDIDATES_CSV)
+    assert acc_labels.problems(labels, blind, candidates) == []
+    development = {repo.name for repo in acc_corpus.load_repos()}
+    development |= acc_score.read_repo_names(BENCH / "repos-crossmodule.txt")
+    development |= {label.repo for label in acc_labels.read_labels(BENCH / "labels-tcp010-tcp011.csv")}
+    assert {repo.name for repo in blind}.isdisjoint(development)
+    # Every statement the plugin reported for a measured rule was labelled.
+    judged = {label.key for label in labels}
+    assert all(row.key in judged for row in candidates if row.plugin and row.shape not in ("TCP006", "TCP010"))

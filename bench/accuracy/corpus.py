@@ -9,8 +9,10 @@ read from the git directories that the `fetch` tool leaves under the mirrors roo
     python3 bench/accuracy/corpus.py export DIR         # DIR/owner+name/path for every .py file
     python3 bench/accuracy/corpus.py show REPO PATH LINE [-C 12]
     python3 bench/accuracy/corpus.py add OWNER/NAME CATEGORY   # record a fetched repo at its HEAD
+    python3 bench/accuracy/corpus.py --blind add OWNER/NAME CATEGORY   # ... in repos-blind.csv
 
-Every command takes `--mirrors DIR` (default: $TENSORCOPY_MIRRORS, else /work/.mirror).
+Every command takes `--mirrors DIR` (default: $TENSORCOPY_MIRRORS, else /work/.mirror) and
+`--repos-csv FILE` (default repos.csv; `--blind` is repos-blind.csv, the blind set's).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPOS_CSV = HERE / "repos.csv"
+REPOS_CSV = HERE / "repos.csv"  # the pin list every command reads; `use_repos` changes it
+BLIND_REPOS_CSV = HERE / "repos-blind.csv"  # the blind set: repositories no rule was developed on
 DEFAULT_MIRRORS = Path("/work/.mirror")
 MIRRORS_ENV = "TENSORCOPY_MIRRORS"
 GITHUB_URL = "https://github.com/{name}.git"
@@ -62,16 +65,22 @@ class Missing:
     reason: str
 
 
-def load_repos(path: Path = REPOS_CSV) -> list[Repo]:
-    with open(path, newline="", encoding="utf-8") as handle:
+def use_repos(path: Path) -> None:
+    """Make ``path`` the pin list that every command (and every default below) reads."""
+    global REPOS_CSV
+    REPOS_CSV = Path(path)
+
+
+def load_repos(path: Path | None = None) -> list[Repo]:
+    with open(path or REPOS_CSV, newline="", encoding="utf-8") as handle:
         return [
             Repo(row["repo"], row["commit"], row["category"], int(row["py_files"]), int(row["py_lines"]))
             for row in csv.DictReader(handle)
         ]
 
 
-def write_repos(repos: Iterable[Repo], path: Path = REPOS_CSV) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+def write_repos(repos: Iterable[Repo], path: Path | None = None) -> None:
+    with open(path or REPOS_CSV, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["repo", "commit", "category", "py_files", "py_lines"])
         writer.writerows(astuple(repo) for repo in sorted(repos, key=lambda repo: repo.name.lower()))
@@ -320,6 +329,10 @@ def _fetch(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", help=f"mirrors root (default ${MIRRORS_ENV} or {DEFAULT_MIRRORS})")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--repos-csv", metavar="FILE", help=f"the pin list (default {REPOS_CSV.name})")
+    chosen.add_argument("--blind", action="store_const", dest="repos_csv", const=str(BLIND_REPOS_CSV),
+                        help=f"the blind set's pin list, {BLIND_REPOS_CSV.name}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("check", help="list the repositories, their counts, and any missing").set_defaults(run=_check)
     exporting = commands.add_parser("export", help="write every .py file of the corpus under DIRECTORY")
@@ -341,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     adding.add_argument("category")
     adding.set_defaults(run=_add)
     args = parser.parse_args(argv)
+    if args.repos_csv:
+        use_repos(Path(args.repos_csv))
     quiet_broken_pipe()
     return args.run(args)
 

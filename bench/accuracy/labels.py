@@ -18,6 +18,7 @@ that no candidate row names (then `code` is its rule).
     python3 bench/accuracy/labels.py --labels mine.csv todo      # work in your own file, then:
     python3 bench/accuracy/labels.py merge mine.csv              # fold it into labels.csv
     python3 bench/accuracy/labels.py sort                        # canonical order after hand edits
+    python3 bench/accuracy/labels.py --blind-set todo --blind -C 12  # the blind set's *-blind.csv files
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ from statements import statement_starts
 HERE = Path(__file__).resolve().parent
 CANDIDATES_CSV = HERE / "candidates.csv"
 LABELS_CSV = HERE / "labels.csv"
+# The blind set: repositories no rule was developed on, labelled before the plugin ran on them
+# (issue 45: a rule is on by default only when measured there). `use_blind_set` reads them.
+BLIND_CANDIDATES_CSV = HERE / "candidates-blind.csv"
+BLIND_LABELS_CSV = HERE / "labels-blind.csv"
 CODES = tuple(f"TCP{number:03d}" for number in range(1, 12))
 NONE = "none"
 # A hazard whose evidence no static reading can reach (it depends on a command-line flag or
@@ -96,24 +101,34 @@ def _order(row: Candidate | Label) -> tuple:
     return row.repo.lower(), row.path, row.line, row.shape
 
 
-def read_candidates(path: Path = CANDIDATES_CSV) -> list[Candidate]:
-    return _read(path, Candidate)
+def use_blind_set() -> None:
+    """Make the blind set's files (repos-blind.csv, candidates-blind.csv, labels-blind.csv) the
+    ones every command and every default below reads and writes."""
+    global CANDIDATES_CSV, LABELS_CSV
+    corpus.use_repos(corpus.BLIND_REPOS_CSV)
+    CANDIDATES_CSV, LABELS_CSV = BLIND_CANDIDATES_CSV, BLIND_LABELS_CSV
 
 
-def write_candidates(rows: Iterable[Candidate], path: Path = CANDIDATES_CSV) -> None:
-    _write(path, Candidate, rows)
+def read_candidates(path: Path | None = None) -> list[Candidate]:
+    return _read(path or CANDIDATES_CSV, Candidate)
 
 
-def read_labels(path: Path = LABELS_CSV) -> list[Label]:
+def write_candidates(rows: Iterable[Candidate], path: Path | None = None) -> None:
+    _write(path or CANDIDATES_CSV, Candidate, rows)
+
+
+def read_labels(path: Path | None = None) -> list[Label]:
+    path = path or LABELS_CSV
     return _read(path, Label) if path.exists() else []
 
 
-def write_labels(rows: Iterable[Label], path: Path = LABELS_CSV) -> None:
-    _write(path, Label, rows)
+def write_labels(rows: Iterable[Label], path: Path | None = None) -> None:
+    _write(path or LABELS_CSV, Label, rows)
 
 
-def refresh_auto_labels(candidates: Iterable[Candidate], path: Path = LABELS_CSV) -> int:
+def refresh_auto_labels(candidates: Iterable[Candidate], path: Path | None = None) -> int:
     """Regenerate the `none` labels of auto candidates; labels written by people stay as they are."""
+    path = path or LABELS_CSV
     kept = [label for label in read_labels(path) if not label.note.endswith(AUTO_SUFFIX)]
     known = {label.key for label in kept}
     auto = [
@@ -272,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirrors", help="mirrors root (default $TENSORCOPY_MIRRORS or /work/.mirror)")
     parser.add_argument("--labels", action="append", metavar="FILE",
                         help="a label file of your own, read with labels.csv (repeatable)")
+    parser.add_argument("--blind-set", action="store_true",
+                        help="work on the blind set: repos-blind.csv, candidates-blind.csv, labels-blind.csv")
     commands = parser.add_subparsers(dest="command", required=True)
     todo = commands.add_parser("todo", help="list candidate rows that have no label yet")
     todo.add_argument("--rule", choices=CODES)
@@ -288,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     merge.set_defaults(run=_merge)
     commands.add_parser("sort", help="rewrite the label file(s) in canonical order").set_defaults(run=_sort)
     args = parser.parse_args(argv)
+    if args.blind_set:
+        use_blind_set()
     corpus.quiet_broken_pipe()
     return args.run(args)
 

@@ -17,6 +17,7 @@ puts each finding on the first line of its statement, and matches it to labels.c
     python3 bench/accuracy/score.py --repos bench/accuracy/repos-crossmodule.txt   # a subset of the corpus
     python3 bench/accuracy/score.py --project on           # as if every repository turned the project analysis on
     python3 bench/accuracy/score.py --all-findings         # every file of the repositories: none goes uncounted
+    python3 bench/accuracy/score.py --blind --all-findings # the blind set (repos-blind.csv, labels-blind.csv)
     python3 bench/accuracy/score.py --committed            # the table from the committed data, no mirrors
     python3 bench/accuracy/score.py --write                # ... written into the README and the rule pages
     python3 bench/accuracy/score.py --regenerate           # shapes.py candidates (the current code), then --write
@@ -223,7 +224,7 @@ def collect_findings(
     labels: list[labelling.Label], root, jobs: int, every_file: bool = False
 ) -> dict[tuple[str, str], list[tuple[int, str]]]:
     mirrors = open_mirrors(labels, root)
-    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
+    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE, corpus.REPOS_CSV)
     with Pool(jobs) as pool:
         return dict(pool.imap(_file_findings, labelled_files(labels, mirrors, exported, every_file), chunksize=4))
 
@@ -358,7 +359,9 @@ def write_json(path: str, table: Table, files: int, labels: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", help="mirrors root (default $TENSORCOPY_MIRRORS or /work/.mirror)")
-    parser.add_argument("--labels", default=str(labelling.LABELS_CSV), help="labels file (default: labels.csv)")
+    parser.add_argument("--labels", help="labels file (default: labels.csv, or labels-blind.csv with --blind)")
+    parser.add_argument("--blind", action="store_true",
+                        help="score the blind set: repos-blind.csv's repositories against labels-blind.csv")
     parser.add_argument("--json", metavar="FILE", help="also write the table and every FN/FP/unlabelled as JSON")
     parser.add_argument("--show", choices=KINDS, help="print those findings or misses with their source lines")
     parser.add_argument("--rule", choices=labelling.CODES, help="with --show: only this rule")
@@ -378,13 +381,17 @@ def main(argv: list[str] | None = None) -> int:
                              "forced on or off for every file")
     args = parser.parse_args(argv)
     corpus.quiet_broken_pipe()
+    if args.blind:
+        if args.regenerate or args.write or args.committed:
+            parser.error("--blind measures: the published figures are the development corpus's")
+        labelling.use_blind_set()
     if args.project != "config":
         if args.regenerate or args.write or args.committed:
             parser.error("--project measures: the committed data is always the configured default's")
         force_project(args.project == "on")
     started = time.perf_counter()
     if args.regenerate or args.write or args.committed:
-        if args.show or args.json or args.repos or args.all_findings or args.labels != str(labelling.LABELS_CSV):
+        if args.show or args.json or args.repos or args.all_findings or args.labels:
             parser.error("--committed, --write and --regenerate score all the committed files: "
                          "no --show, --json, --repos, --all-findings or --labels")
         if args.regenerate and shapes.main([*(["--mirrors", args.mirrors] if args.mirrors else []),
@@ -396,12 +403,12 @@ def main(argv: list[str] | None = None) -> int:
             write_figures()
         print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
         return 0
-    labels = labelling.without_overruled(labelling.read_labels(Path(args.labels)))
+    labels = labelling.without_overruled(labelling.read_labels(Path(args.labels) if args.labels else None))
     if args.repos:
         known = {repo.name for repo in corpus.load_repos()}
         labels = only_repos(labels, read_repo_names(Path(args.repos)), known)
     if not labels:
-        raise SystemExit(f"no labels in {args.labels}")
+        raise SystemExit(f"no labels in {args.labels or labelling.LABELS_CSV}")
     root = corpus.mirrors_root(args.mirrors)
     findings_by_file = collect_findings(labels, root, args.jobs, args.all_findings)
     table = score(labels, findings_by_file)

@@ -6,6 +6,7 @@ for TCP003, every `torch.tensor(X)` for TCP005, and so on. Labelling every occur
 imports the plugin: the shapes must not inherit the plugin's blind spots.
 
     python3 bench/accuracy/shapes.py candidates     # writes candidates.csv, refreshes labels.csv's auto rows
+    python3 bench/accuracy/shapes.py --blind candidates --no-plugin   # the blind set's, before any plugin run
 
 `candidates` also runs the plugin on every file and adds a `finding-only` row for each
 finding that no shape row of its code covers (those are shapes this module missed).
@@ -21,8 +22,9 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from multiprocessing import Pool
+from pathlib import Path
 
 import corpus
 import findings
@@ -686,15 +688,16 @@ class ShapeFinder(ast.NodeVisitor):
 # --- the corpus scan --------------------------------------------------------------------
 
 
-def file_rows(job: tuple[str, str, str, bytes, str]) -> tuple[list[labels.Candidate], str]:
-    """Candidate rows of one file (shapes, then findings no shape row covers); or why it was skipped."""
+def file_rows(job: tuple[str, str, str, bytes, str], plugin: bool = True) -> tuple[list[labels.Candidate], str]:
+    """Candidate rows of one file (shapes, then findings no shape row covers); or why it was skipped.
+    Without ``plugin`` the plugin is not run: the shapes alone, no verdict in the rows."""
     repo, commit, path, data, on_disk = job
     source = corpus.decode_source(data)
     try:
         found = occurrences(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return [], f"{repo} {path}: not valid Python 3 ({type(error).__name__})"
-    reported = set(findings.plugin_findings(source, f"{repo} {path}", on_disk))
+    reported = set(findings.plugin_findings(source, f"{repo} {path}", on_disk)) if plugin else set()
     rows = [
         labels.Candidate(repo, commit, path, occurrence.line, occurrence.shape,
                          "found" if (occurrence.line, occurrence.shape) in reported else "",
@@ -724,11 +727,12 @@ def _candidates(args: argparse.Namespace) -> int:
         print(corpus.missing_message(missing, root), file=sys.stderr)
         return 1
     started = time.perf_counter()
-    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE)
+    exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE, corpus.REPOS_CSV)
     rows: list[labels.Candidate] = []
     skipped = []
     with Pool(args.jobs) as pool:
-        for file_candidates, reason in pool.imap(file_rows, corpus_jobs(mirrors, exported), chunksize=8):
+        rows_of = partial(file_rows, plugin=args.plugin)
+        for file_candidates, reason in pool.imap(rows_of, corpus_jobs(mirrors, exported), chunksize=8):
             rows += file_candidates
             if reason:
                 skipped.append(reason)
@@ -758,9 +762,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", help="mirrors root (default $TENSORCOPY_MIRRORS or /work/.mirror)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--blind", action="store_true",
+                        help="scan the blind set: repos-blind.csv into candidates-blind.csv and labels-blind.csv")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("candidates", help="scan the corpus, write candidates.csv").set_defaults(run=_candidates)
+    scan = commands.add_parser("candidates", help="scan the corpus, write candidates.csv")
+    scan.add_argument("--no-plugin", dest="plugin", action="store_false",
+                      help="do not run the plugin: no verdict and no finding-only rows, for labelling blind")
+    scan.set_defaults(run=_candidates)
     args = parser.parse_args(argv)
+    if args.blind:
+        labels.use_blind_set()
     return args.run(args)
 
 
