@@ -46,7 +46,9 @@ def render(rule: type[Rule]) -> str:
         f"## Use instead\n\n```python\n{docs.use_instead}```\n",
     ]
     if docs.known_problems:
-        known_problems = docs.known_problems.replace(ACCURACY, accuracy_sentence(rule.code))
+        known_problems = docs.known_problems
+        if ACCURACY in known_problems:
+            known_problems = known_problems.replace(ACCURACY, accuracy_sentence(rule.code))
         sections.append(f"## Known problems\n\n{known_problems}\n")
     if docs.harmless:
         sections.append(f"## When it is harmless\n\n{docs.harmless}\n")

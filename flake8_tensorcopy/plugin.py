@@ -122,3 +122,4 @@ def _opt_in(code: str) -> type[_OptInChecker]:
 
 TCP006Checker = _opt_in("TCP006")
 TCP010Checker = _opt_in("TCP010")
+TCP012Checker = _opt_in("TCP012")

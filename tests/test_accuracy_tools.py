@@ -505,7 +505,7 @@ def test_score_counts_each_outcome():
     }
     table = acc_score.score(labels, findings_by_file)
     by_code = {rule.code: rule for rule in table.rules}
-    assert [rule.code for rule in table.rules] == [f"TCP{n:03d}" for n in range(1, 12)]
+    assert [rule.code for rule in table.rules] == [f"TCP{n:03d}" for n in range(1, 13)]
 
     def counts(code):
         rule = by_code[code]
@@ -558,7 +558,7 @@ def test_an_unsure_statement_counts_in_neither_ratio():
 
 def test_score_of_nothing_is_undefined_not_zero():
     table = acc_score.score([], {})
-    assert len(table.rules) == len(acc_labels.CODES) == 11 and table.outcomes == []
+    assert len(table.rules) == len(acc_labels.CODES) == 12 and table.outcomes == []
     assert all(rule.recall is None and rule.precision is None for rule in [*table.rules, table.total])
     # Only unlabelled findings: still no ratio.
     table = acc_score.score([], {("o/r", "a.py"): [(3, "TCP002")]})

@@ -122,7 +122,7 @@ def test_seed_expectations(fixed_fixtures):
     tcp001 = next(p for p in FIXTURES if p.stem.startswith("tcp001"))
     assert _fixable_functions(tcp001) == {"risky"}  # risky_assign (`w.data = new`) is report only
     report_only = {"tcp003": {"risky_list"}}
-    for prefix in ("tcp002", "tcp003", "tcp005", "tcp006", "tcp010", "tcp011"):
+    for prefix in ("tcp002", "tcp003", "tcp005", "tcp006", "tcp010", "tcp011", "tcp012"):
         path = next(p for p in FIXTURES if p.stem.startswith(prefix))
         module = _import(path)
         expected = {f"risky_{c}" if c else "risky" for c in module.CASES} - report_only.get(prefix, set())

@@ -42,7 +42,7 @@ LABELS_CSV = HERE / "labels.csv"
 # (issue 45: a rule is on by default only when measured there). `use_blind_set` reads them.
 BLIND_CANDIDATES_CSV = HERE / "candidates-blind.csv"
 BLIND_LABELS_CSV = HERE / "labels-blind.csv"
-CODES = tuple(f"TCP{number:03d}" for number in range(1, 12))
+CODES = tuple(f"TCP{number:03d}" for number in range(1, 13))
 NONE = "none"
 # A hazard whose evidence no static reading can reach (it depends on a command-line flag or
 # on a file loaded at run time): counted in neither ratio. The note says which flag or file.

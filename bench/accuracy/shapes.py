@@ -89,7 +89,7 @@ AUTO_REASONS = {
 @dataclass(frozen=True, order=True)
 class Occurrence:
     line: int  # first line of the innermost statement holding it
-    shape: str  # TCP001 ... TCP011
+    shape: str  # TCP001 ... TCP012
     auto: str = ""  # why it needs no judgement (see AUTO_REASONS); empty when it must be labelled
 
 
@@ -322,6 +322,26 @@ class Scope:
     arrays: dict[str, list[tuple[tuple[int, int], bool]]] = field(default_factory=dict)
     name_writes: list[tuple[str, ast.AST, str]] = field(default_factory=list)  # (name, node, form)
     accumulations: list[tuple[ast.AST, ast.expr]] = field(default_factory=list)  # (node, value)
+    # name -> the repeated list it was last bound to (TCP012: ``blocks = [Block()] * n``)
+    repeated: dict[str, ast.expr] = field(default_factory=dict)
+
+
+# TCP012: the containers that register the modules of the list they get.
+MODULE_CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict"})
+
+
+def is_repeated(value: ast.expr | None) -> bool:
+    """TCP012's shape: ``[X] * n``, ``n * [X, Y]``, or a comprehension whose element is a name
+    or an attribute that does not depend on the loop (``[layer for _ in range(n)]``)."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return any(isinstance(side, (ast.List, ast.Tuple)) and side.elts for side in (value.left, value.right))
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+        element = value.value if isinstance(value, ast.DictComp) else value.elt
+        variables = {n.id for clause in value.generators for n in ast.walk(clause.target) if isinstance(n, ast.Name)}
+        return isinstance(element, (ast.Name, ast.Attribute)) and not any(
+            isinstance(n, ast.Name) and n.id in variables for n in ast.walk(element)
+        )
+    return False
 
 
 def position(node: ast.AST) -> tuple[int, int]:
@@ -470,6 +490,10 @@ class ShapeFinder(ast.NodeVisitor):
             self.assigned(target.value, None, statement)
         elif isinstance(target, ast.Name):
             self.bind(target.id, value, end_position(statement))
+            if is_repeated(value):
+                self.scope.repeated[target.id] = value
+            else:
+                self.scope.repeated.pop(target.id, None)
         elif isinstance(target, ast.Attribute) and target.attr == "data":
             self.add(statement, "TCP001", "not-tensor" if is_display(value) else "")
         elif isinstance(target, ast.Subscript):
@@ -547,7 +571,20 @@ class ShapeFinder(ast.NodeVisitor):
             if not is_plain_value(value):
                 self.scope.accumulations.append((node, value))
         self.function_call(node)
+        self.repeated_modules(node)
         self.generic_visit(node)
+
+    def repeated_modules(self, node: ast.Call) -> None:
+        """TCP012: a container of modules handed a repeated list, directly or through a name."""
+        called = dotted_name(node.func)
+        if called is None or called.rpartition(".")[2] not in MODULE_CONTAINERS:
+            return
+        for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
+            value = argument.value if isinstance(argument, ast.Starred) else argument
+            if isinstance(value, ast.Name):
+                value = self.scope.repeated.get(value.id)
+            if value is not None and is_repeated(value):
+                self.add(value, "TCP012")
 
     def method_writes(self, node: ast.Call) -> None:
         receiver = node.func.value

@@ -355,6 +355,11 @@ class ModuleSummary:
                 return self.returns(f"{self.qualname(klass)}.forward")
         return None
 
+    def torch_module_lineage(self, cls: str) -> list[ast.ClassDef]:
+        """The module's class ``cls`` and its bases that the module defines, nearest first,
+        when it derives from ``torch.nn.Module``; else empty."""
+        return self._lineage(cls) if self._is_torch_module(cls) else []
+
     def _lineage(self, cls: str) -> list[ast.ClassDef]:
         """The class ``cls`` and its base classes that the module defines, nearest first."""
         lineage: list[ast.ClassDef] = []

@@ -367,3 +367,25 @@ def tensor_method_info(method: str, receiver: TensorInfo, copies: bool) -> Tenso
     if method in TENSOR_METHODS:
         return TENSOR
     return None
+
+
+# torch.nn modules that hold no parameter and no buffer (as built by default): repeating
+# one instance of these in a container shares nothing that trains.
+STATELESS_MODULES = frozenset(
+    f"torch.nn.{name}"
+    for name in """
+    Identity Flatten Unflatten ReLU ReLU6 LeakyReLU ELU SELU CELU GELU SiLU Mish Sigmoid Tanh
+    Hardtanh Hardswish Hardsigmoid Softplus Softsign Softshrink Hardshrink Tanhshrink Threshold
+    LogSigmoid GLU Softmax Softmin LogSoftmax Softmax2d Dropout Dropout1d Dropout2d Dropout3d
+    AlphaDropout FeatureAlphaDropout MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d
+    AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d
+    AdaptiveMaxPool3d LPPool1d LPPool2d LPPool3d FractionalMaxPool2d FractionalMaxPool3d
+    MaxUnpool1d MaxUnpool2d MaxUnpool3d Upsample UpsamplingNearest2d UpsamplingBilinear2d
+    PixelShuffle PixelUnshuffle ChannelShuffle ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d
+    ConstantPad2d ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d
+    ReplicationPad1d ReplicationPad2d ReplicationPad3d CircularPad1d CircularPad2d
+    CircularPad3d CosineSimilarity PairwiseDistance Fold Unfold
+    """.split()
+)
+# The containers that register the modules handed to them.
+MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})

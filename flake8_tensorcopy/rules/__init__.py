@@ -11,6 +11,7 @@ from .tcp008_state_dict_snapshot import StateDictSnapshot
 from .tcp009_graph_accumulation import GraphAccumulation
 from .tcp010_numpy_alias_write import NumpyAliasWrite
 from .tcp011_parameter_rewrap_tie import ParameterRewrapTie
+from .tcp012_repeated_module_instance import RepeatedModuleInstance
 from .tcp101_data_write_outside_graph import DataWriteOutsideGraph
 
 ALL_RULES = (
@@ -25,5 +26,6 @@ ALL_RULES = (
     GraphAccumulation,
     NumpyAliasWrite,
     ParameterRewrapTie,
+    RepeatedModuleInstance,
     DataWriteOutsideGraph,
 )
