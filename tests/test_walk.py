@@ -109,3 +109,23 @@ def test_python_312_syntax_walks_too():
     Walker([recording_visitor(walked)]).walk(module)
     module.visit(LibCSTReference(visited))
     assert walked == visited and any(name == "visit_TypeAlias" for name, _ in walked)
+
+
+def test_the_ast_walk_enters_nodes_only():
+    """``global``/``nonlocal`` and a class pattern's keywords hold names (strings) in lists."""
+    import ast
+
+    from flake8_tensorcopy.ast_walk import Walker as AstWalker
+
+    class Names:
+        def __init__(self):
+            self.names = []
+
+        def visit_Name(self, node):
+            self.names.append(node.id)
+
+    source = ("def f():\n    global g\n    x = 1\n    def h():\n        nonlocal x\n        x = g\n"
+              "match p:\n    case P(a=1):\n        pass\n")
+    visitor = Names()
+    AstWalker([visitor]).walk(ast.parse(source))
+    assert visitor.names == ["x", "x", "g", "p", "P"]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from ..inference import first_argument, method_call
-from ..cst_rule import CstRule
-from ..rule import WS, ArgumentGate, Example, Fix, RuleDocs, call_method, word
+from ..analysis.evaluator import argument_count, first_argument, method_call
+from ..rule import WS, ArgumentGate, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
 
-class DeepcopyTensor(CstRule):
+class DeepcopyTensor(Rule):
     code = "TCP003"
     name = "deepcopy-tensor"
     message = (
@@ -84,7 +83,7 @@ class DeepcopyTensor(CstRule):
         "import copy\ndef f(xs):\n    s = 0.0\n    for x in xs:\n        s += x.item()\n    return copy.deepcopy(s)\n",
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         if self.inference.qualify(node.func) != "copy.deepcopy":
             return
         argument = first_argument(node, keyword="x")
@@ -92,7 +91,7 @@ class DeepcopyTensor(CstRule):
             return
         info = self.inference.info(argument)
         if info is not None:
-            self.report(node, _PARAMETER_MESSAGE if info.parameter else None, fix=_fix(node, argument))
+            self.report(node, _PARAMETER_MESSAGE if info.parameter else None, fix=_plan(node))
         elif _list_of_parameters(argument, self.inference):
             self.report(node, _PARAMETERS_MESSAGE)
         elif self.inference.holds_tensors(argument):
@@ -112,25 +111,31 @@ _PARAMETERS_MESSAGE = (
 )
 
 
-def _list_of_parameters(node: cst.BaseExpression, inference) -> bool:
+def _list_of_parameters(node: ast.expr, inference) -> bool:
     """``list(model.parameters())`` or ``tuple(...)`` of it: leaves, never views."""
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple")
-            and len(node.args) == 1 and inference.binding(node.func.value) is None):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple")
+            and argument_count(node) == 1 and inference.binding(node.func.id) is None):
+        return False
+    if node.keywords or isinstance(node.args[0], ast.Starred) or not isinstance(node.args[0], ast.Call):
         return False
     argument = node.args[0]
-    if argument.keyword is not None or argument.star or not isinstance(argument.value, cst.Call):
-        return False
-    called = method_call(argument.value)
-    return called is not None and called[1] == "parameters" and not argument.value.args  # as holds_tensors reads it
+    called = method_call(argument)
+    return called is not None and called[1] == "parameters" and not argument_count(argument)  # as holds_tensors reads it
 
 
-def _fix(node: cst.Call, argument: cst.BaseExpression) -> Fix | None:
+_DESCRIPTION = "copy.deepcopy(t) -> t.detach().clone() (the copy no longer requires grad nor has .grad)"
+
+
+def _plan(node: ast.Call) -> FixPlan | None:
     """``copy.deepcopy(t)`` -> ``t.detach().clone()``; not with a ``memo`` argument."""
-    if len(node.args) != 1 or node.args[0].star:
+    if argument_count(node) != 1 or (node.args and isinstance(node.args[0], ast.Starred)) \
+            or (node.keywords and node.keywords[0].arg is None):
         return None
+    return FixPlan(safe=False, description=_DESCRIPTION, build=_fix, anchors=(node,))
+
+
+def _fix(site: FixSite) -> Fix:
+    (node,) = site.nodes
+    argument = node.args[0].value  # the one argument: ``t`` or ``x=t``
     fixed = call_method(call_method(argument, "detach"), "clone").with_changes(lpar=node.lpar, rpar=node.rpar)
-    return Fix(
-        replacements=((node, fixed),),
-        safe=False,
-        description="copy.deepcopy(t) -> t.detach().clone() (the copy no longer requires grad nor has .grad)",
-    )
+    return Fix(replacements=((node, fixed),), safe=False, description=_DESCRIPTION)

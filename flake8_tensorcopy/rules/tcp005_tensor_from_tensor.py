@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
+from ..analysis.evaluator import first_argument, method_call
 from ..analysis.vocabulary import LEGACY_CONSTRUCTORS
-from ..inference import first_argument, method_call
-from ..cst_rule import CstRule
-from ..rule import WS, ArgumentGate, Example, Fix, RuleDocs, call_method, module_reference, word
+from ..gates import _unstarred
+from ..lazy_cst import cst
+from ..rule import WS, ArgumentGate, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, module_reference, word
 
 _LEGACY_CONSTRUCTORS = LEGACY_CONSTRUCTORS - {"torch.Tensor"}
 
 
-class TensorFromTensor(CstRule):
+class TensorFromTensor(Rule):
     code = "TCP005"
     name = "tensor-from-tensor"
     message = (
@@ -270,24 +271,24 @@ class TensorFromTensor(CstRule):
         "            self.counts = usage.log()\n        else:\n            self.counts[index] = torch.tensor(usage).log()\n",
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         qualified = self.inference.qualify(node.func)
         data = first_argument(node, keyword="data")
         if data is None:
             return
         if qualified == "torch.tensor":
             if self.inference.is_tensor(data):
-                self.report(node, fix=_copy_fix(node))
+                self.report(node, fix=_copy_plan(node))
             elif _holds_tensor(self, data):
                 self.report(node, "torch.tensor([...]) of tensors calls .item() per element and drops "
-                            "autograd; use torch.stack([...])", fix=_stack_fix(self, node, data))
+                            "autograd; use torch.stack([...])", fix=_stack_plan(self, node, data))
         elif qualified == "torch.Tensor" and self.inference.is_tensor(data):
             self.report(node, "torch.Tensor(t) does not copy: it aliases t (writes change t); "
-                        "use t.detach().clone()", fix=_alias_fix(node, data))
+                        "use t.detach().clone()", fix=_alias_plan(node))
         elif qualified in _LEGACY_CONSTRUCTORS and self.inference.is_tensor(data):
             short = qualified.partition(".")[2]
             self.report(node, f"torch.{short}(t) does not copy (it aliases t, or raises on a dtype "
-                        "mismatch); use t.detach().clone().to(dtype)", fix=_alias_fix(node, data))
+                        "mismatch); use t.detach().clone().to(dtype)", fix=_alias_plan(node))
         elif (qualified == "torch.Tensor" or qualified in _LEGACY_CONSTRUCTORS) and _holds_tensor(self, data):
             short = qualified.partition(".")[2]
             self.report(node, f"torch.{short}([...]) of tensors calls .item() per element and drops autograd "
@@ -297,18 +298,18 @@ class TensorFromTensor(CstRule):
                         "use t.detach().clone().to(x)")
 
 
-def _holds_tensor(rule: Rule, node: cst.BaseExpression) -> bool:
+def _holds_tensor(rule: Rule, node: ast.expr) -> bool:
     """A list or tuple display with a tensor in it (also nested: ``[[t]]``), or a list the
     file fills with tensors."""
-    if isinstance(node, (cst.List, cst.Tuple)):
+    if isinstance(node, (ast.List, ast.Tuple)):
         return any(
-            rule.inference.is_tensor(element.value) or _holds_tensor(rule, element.value)
-            for element in node.elements
+            rule.inference.is_tensor(value) or _holds_tensor(rule, value)
+            for value in map(_unstarred, node.elts)
         )
     return rule.inference.holds_tensors(node)
 
 
-def _is_new_tensor(node: cst.Call) -> bool:
+def _is_new_tensor(node: ast.Call) -> bool:
     called = method_call(node)
     return called is not None and called[1] == "new_tensor"
 
@@ -317,23 +318,17 @@ def _is_new_tensor(node: cst.Call) -> bool:
 _CONVERSIONS = ("dtype", "device")
 
 
-def _split_arguments(node: cst.Call) -> tuple[cst.Arg, dict[str, cst.Arg]] | None:
-    """(the data argument, keyword -> Arg) for ``torch.tensor(data, dtype=..., ...)``."""
-    data: cst.Arg | None = None
-    keywords: dict[str, cst.Arg] = {}
-    for arg in node.args:
-        if arg.star:
-            return None
-        if arg.keyword is None or arg.keyword.value == "data":
-            if data is not None:
-                return None
-            data = arg
-        else:
-            keywords[arg.keyword.value] = arg
-    return (data, keywords) if data is not None else None
+def _keywords(node: ast.Call) -> dict[str, ast.expr] | None:
+    """keyword -> value for ``torch.tensor(data, dtype=..., ...)`` with one data argument
+    (positional or ``data=``) and no ``*args``/``**kwargs``; None otherwise."""
+    if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    if len(node.args) + sum(k.arg == "data" for k in node.keywords) != 1:
+        return None
+    return {k.arg: k.value for k in node.keywords if k.arg != "data"}
 
 
-def _copy_fix(node: cst.Call) -> Fix | None:
+def _copy_plan(node: ast.Call) -> FixPlan | None:
     """``torch.tensor(t, dtype=d, device=v, requires_grad=r)`` ->
     ``t.detach().to(dtype=d, device=v, copy=True).requires_grad_(r)``.
 
@@ -341,65 +336,95 @@ def _copy_fix(node: cst.Call) -> Fix | None:
     ``t.detach().to(device, dtype, copy=True)``, device and dtype defaulting to t's), so
     without dtype/device it is ``t.detach().clone()``.
     """
-    split = _split_arguments(node)
-    if split is None:
+    keywords = _keywords(node)
+    if keywords is None or set(keywords) - {*_CONVERSIONS, "requires_grad"}:
         return None
-    data, keywords = split
-    if set(keywords) - {*_CONVERSIONS, "requires_grad"}:
-        return None
+    conversions = any(keyword in keywords for keyword in _CONVERSIONS)
+    if conversions:
+        description = "torch.tensor(t, ...) -> t.detach().to(..., copy=True)"
+    else:
+        description = "torch.tensor(t) -> t.detach().clone()"
+    requires_grad = keywords.get("requires_grad")
+    regrad = requires_grad is not None and not (isinstance(requires_grad, ast.Constant) and requires_grad.value is False)
+    if regrad:
+        description += ".requires_grad_(...)"
+    return FixPlan(safe=True, description=description, build=_copy_fix, anchors=(node,),
+                   data=(regrad, description))
+
+
+def _copy_fix(site: FixSite) -> Fix:
+    (node,), (regrad, description) = site.nodes, site.data
+    data, keywords = _split_arguments(node)
     fixed = call_method(data.value, "detach")
     conversions = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in _CONVERSIONS]
     if conversions:
         copy = cst.Arg(keyword=cst.Name("copy"), value=cst.Name("True"),
                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
         fixed = call_method(fixed, "to", [*conversions, copy])
-        description = "torch.tensor(t, ...) -> t.detach().to(..., copy=True)"
     else:
         fixed = call_method(fixed, "clone")
-        description = "torch.tensor(t) -> t.detach().clone()"
-    requires_grad = keywords.get("requires_grad")
-    if requires_grad is not None and not _is_false(requires_grad.value):
-        fixed = call_method(fixed, "requires_grad_", [cst.Arg(requires_grad.value)])
-        description += ".requires_grad_(...)"
+    if regrad:  # requires_grad=r, unless r is False
+        fixed = call_method(fixed, "requires_grad_", [cst.Arg(keywords["requires_grad"].value)])
     return Fix(replacements=((node, fixed.with_changes(lpar=node.lpar, rpar=node.rpar)),), safe=True,
                description=description)
 
 
-def _alias_fix(node: cst.Call, data: cst.BaseExpression) -> Fix | None:
+def _split_arguments(node: cst.Call) -> tuple[cst.Arg, dict[str, cst.Arg]]:
+    """(the data argument, keyword -> Arg) of a call whose plan saw one data argument and
+    no ``*args``/``**kwargs`` (see ``_keywords``)."""
+    data = next(arg for arg in node.args if arg.keyword is None or arg.keyword.value == "data")
+    return data, {arg.keyword.value: arg for arg in node.args if arg.keyword is not None}
+
+
+_ALIAS_DESCRIPTION = "torch.Tensor(t) -> t.detach().clone() (a copy instead of an alias)"
+
+
+def _alias_plan(node: ast.Call) -> FixPlan | None:
     """``torch.Tensor(t)`` (an alias of t) -> ``t.detach().clone()`` (a copy): unsafe."""
-    if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+    if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
         return None
-    fixed = call_method(call_method(data, "detach"), "clone").with_changes(lpar=node.lpar, rpar=node.rpar)
-    return Fix(replacements=((node, fixed),), safe=False,
-               description="torch.Tensor(t) -> t.detach().clone() (a copy instead of an alias)")
+    return FixPlan(safe=False, description=_ALIAS_DESCRIPTION, build=_alias_fix, anchors=(node,))
 
 
-def _stack_fix(rule: Rule, node: cst.Call, data: cst.BaseExpression) -> Fix | None:
+def _alias_fix(site: FixSite) -> Fix:
+    (node,) = site.nodes
+    fixed = call_method(call_method(node.args[0].value, "detach"), "clone").with_changes(lpar=node.lpar, rpar=node.rpar)
+    return Fix(replacements=((node, fixed),), safe=False, description=_ALIAS_DESCRIPTION)
+
+
+_STACK_DESCRIPTION = "torch.tensor([t0, t1]) -> torch.stack([t0, t1]) (keeps the graph and the elements' device)"
+
+
+def _stack_plan(rule: Rule, node: ast.Call, data: ast.expr) -> FixPlan | None:
     """``torch.tensor([a, b])`` -> ``torch.stack([a, b])`` when every element is a tensor;
     ``dtype``/``device`` become ``.to(...)``. Unsafe: the result now keeps the graph and
     the elements' device."""
-    split = _split_arguments(node)
-    if split is None or set(split[1]) - set(_CONVERSIONS) or not isinstance(data, (cst.List, cst.Tuple)):
+    keywords = _keywords(node)
+    if keywords is None or set(keywords) - set(_CONVERSIONS) or not isinstance(data, (ast.List, ast.Tuple)):
         return None  # a list filled elsewhere (``vals.append(t)``) may hold more than tensors
-    if not data.elements or not all(
-        isinstance(element, cst.Element) and rule.inference.is_tensor(element.value) for element in data.elements
+    if not data.elts or not all(
+        not isinstance(element, ast.Starred) and rule.inference.is_tensor(element) for element in data.elts
     ):
         return None
-    if isinstance(node.func, cst.Attribute):  # torch.tensor / th.tensor: keep the spelling
-        stack = node.func.with_changes(attr=cst.Name("stack"))
-        needs_import = None
+    if isinstance(node.func, ast.Attribute):  # torch.tensor / th.tensor: keep the spelling
+        name, needs_import = None, None
     else:  # from torch import tensor
         name, needs_import = module_reference(rule.context)
+    return FixPlan(safe=False, description=_STACK_DESCRIPTION, build=_stack_fix, anchors=(node,),
+                   data=(name, needs_import))
+
+
+def _stack_fix(site: FixSite) -> Fix:
+    (node,), (name, needs_import) = site.nodes, site.data
+    if name is None:  # torch.tensor / th.tensor: keep the spelling
+        stack = node.func.with_changes(attr=cst.Name("stack"))
+    else:  # from torch import tensor
         stack = cst.Attribute(value=cst.Name(name), attr=cst.Name("stack"))
-    elements = split[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT)
+    data, _ = _split_arguments(node)
+    elements = data.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT)
     fixed: cst.BaseExpression = cst.Call(func=stack, args=[elements])
     conversions = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in _CONVERSIONS]
     if conversions:
         fixed = call_method(fixed, "to", conversions)
     return Fix(replacements=((node, fixed.with_changes(lpar=node.lpar, rpar=node.rpar)),), safe=False,
-               description="torch.tensor([t0, t1]) -> torch.stack([t0, t1]) (keeps the graph and the elements' device)",
-               needs_import=needs_import)
-
-
-def _is_false(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "False"
+               description=_STACK_DESCRIPTION, needs_import=needs_import)

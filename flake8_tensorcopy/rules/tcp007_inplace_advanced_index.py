@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
+from ..analysis.evaluator import argument_count, first_argument, is_advanced_index, keyword_argument, method_call
 from ..analysis.vocabulary import writes_in_place
 from ..gates import AdvancedIndexWriteGate
-from ..inference import first_argument, is_advanced_index, keyword_argument, method_call
-from ..cst_rule import CstRule
-from ..rule import WS, Example, Fix, RuleDocs
+from ..lazy_cst import cst
+from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs
 
 # In-place methods whose effect item assignment states exactly: ``x[i].zero_()`` is
 # ``x[i] = 0``, ``x[i].add_(v)`` is ``x[i] += v`` (with no ``alpha=``/``rounding_mode=``).
 _ASSIGNED = {"zero_": None, "fill_": "value", "copy_": "src"}
-_AUGMENTED = {"add_": cst.AddAssign, "sub_": cst.SubtractAssign, "mul_": cst.MultiplyAssign, "div_": cst.DivideAssign}
+_AUGMENTED = {"add_": "AddAssign", "sub_": "SubtractAssign", "mul_": "MultiplyAssign", "div_": "DivideAssign"}
 # In-place methods with an out-of-place twin taking the same arguments.
 _TWINS = frozenset(
     """
@@ -23,7 +23,7 @@ _TWINS = frozenset(
 )
 
 
-class InplaceAdvancedIndex(CstRule):
+class InplaceAdvancedIndex(Rule):
     code = "TCP007"
     name = "inplace-on-advanced-index"
     message = (
@@ -77,49 +77,65 @@ class InplaceAdvancedIndex(CstRule):
         "def f(x):\n    x[[0, 2]].requires_grad_()\n",
     )
 
-    def visit_Expr(self, node: cst.Expr) -> None:
+    def visit_Expr(self, node: ast.Expr) -> None:
         call = node.value
         outermost = call
         # ``x[m].mul_(2).add_(1)``: every in-place call of the chain hits the same copy.
         while (called := method_call(call)) is not None and writes_in_place(called[1]):
             call = called[0]
-        if call is outermost or not isinstance(call, cst.Subscript):
+        if call is outermost or not isinstance(call, ast.Subscript):
             return
-        subscript: cst.BaseExpression = call
-        while isinstance(subscript, cst.Subscript):
+        subscript: ast.expr = call
+        while isinstance(subscript, ast.Subscript):
             if is_advanced_index(subscript, self.inference):
-                self.report(outermost, fix=_fix(node, outermost))
+                self.report(outermost, fix=_plan(node, outermost))
                 return
             subscript = subscript.value
 
 
-def _fix(statement: cst.Expr, call: cst.Call) -> Fix | None:
+def _plan(statement: ast.Expr, call: ast.Call) -> FixPlan | None:
+    """Whether the write has a fix (decided as ``_fix`` builds it), and what it does."""
     receiver, method = method_call(call)
-    if not isinstance(receiver, cst.Subscript):
+    if not isinstance(receiver, ast.Subscript):
         return None  # a chain of in-place calls: no single assignment says it
+    count = argument_count(call)
+    positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+    if method in _ASSIGNED:
+        if method == "zero_":
+            fixable = count == 0
+        else:
+            # copy_(src, non_blocking=...): not just a store
+            fixable = first_argument(call, keyword=_ASSIGNED[method]) is not None and count == 1
+    elif method in _AUGMENTED:
+        fixable = count == 1 and len(positional) == 1 and keyword_argument(call, "alpha") is None
+    else:
+        fixable = method in _TWINS
+    if not fixable:
+        return None
+    return FixPlan(safe=False, description=_description(method), build=_fix, anchors=(statement, call))
+
+
+def _description(method: str) -> str:
+    return f"write through item assignment instead of {method} on a copy"
+
+
+def _fix(site: FixSite) -> Fix | None:
+    statement, call = site.nodes
+    receiver, method = call.func.value, call.func.attr.value
     target = receiver.with_changes(lpar=[], rpar=[])
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if method in _ASSIGNED:
-        if method == "zero_":
-            value: cst.BaseExpression | None = cst.Integer("0") if not call.args else None
-        else:
-            value = first_argument(call, keyword=_ASSIGNED[method])
-            if len(call.args) != 1:
-                value = None  # copy_(src, non_blocking=...): not just a store
-        if value is None:
-            return None
-        new: cst.BaseSmallStatement = cst.Assign(targets=[cst.AssignTarget(target)], value=value)
+        # zero_() has no argument; fill_(v) / copy_(src=v) have one (the plan saw to it)
+        value = cst.Integer("0") if method == "zero_" else call.args[0].value
+        new = cst.Assign(targets=[cst.AssignTarget(target)], value=value)
     elif method in _AUGMENTED:
-        if len(call.args) != 1 or len(positional) != 1 or keyword_argument(call, "alpha") is not None:
-            return None
-        new = cst.AugAssign(target=target, operator=_AUGMENTED[method](), value=positional[0].value)
-    elif method in _TWINS:
+        new = cst.AugAssign(target=target, operator=getattr(cst, _AUGMENTED[method])(), value=positional[0].value)
+    else:
         twin = call.with_changes(func=call.func.with_changes(attr=cst.Name(method[:-1])))
         new = cst.Assign(targets=[cst.AssignTarget(target)], value=twin)
-    else:
-        return None
     return Fix(
         replacements=((statement, new.with_changes(semicolon=statement.semicolon)),),
         safe=False,
-        description=f"write through item assignment instead of {method} on a copy",
+        description=_description(method),
     )
+
