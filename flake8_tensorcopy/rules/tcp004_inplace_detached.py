@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from ..analysis.vocabulary import writes_in_place
-from ..gates import DetachedWriteGate
-from ..inference import CONVERSION_METHODS, VIEW_METHODS, is_advanced_index, method_call
-from ..cst_rule import CstRule
-from ..rule import INPLACE_SIGNATURE, WS, Example, RuleDocs, word
+from ..analysis.evaluator import argument_count, is_advanced_index, method_call
+from ..analysis.vocabulary import CONVERSION_METHODS, VIEW_METHODS
+from ..gates import DetachedWriteGate, _written
+from ..rule import INPLACE_SIGNATURE, WS, Example, Rule, RuleDocs, word
 
 
-class InplaceDetached(CstRule):
+class InplaceDetached(Rule):
     code = "TCP004"
     name = "inplace-on-detached"
     message = (
@@ -66,66 +65,60 @@ class InplaceDetached(CstRule):
         # result: once x is rebound, nothing else holds that storage.
         self._unshared: set[int] = set()
 
-    def visit_Call(self, node: cst.Call) -> None:
-        called = method_call(node)
-        if called and writes_in_place(called[1]) and self._detached_view(called[0]):
+    def _written_detached(self, node: ast.AST) -> None:
+        """Report ``node`` when what it writes into in place (``x`` of ``x.add_(1)``,
+        ``x[0] = v``, ``x[0] += v``: the gate's :func:`_written`) is a detached view."""
+        if any(self._detached_view(written) for written in _written(node)):
             self.report(node)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if any(
-            isinstance(t.target, cst.Subscript) and self._detached_view(t.target.value) for t in node.targets
-        ):
-            self.report(node)
-        elif len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            name = node.targets[0].target.value
+    visit_Call = visit_AugAssign = _written_detached
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(target, ast.Subscript) for target in node.targets):
+            self._written_detached(node)
+        elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
             root = _detached_root(node.value)
             old = self.inference.binding(name)
             facts = self.inference.facts
-            if isinstance(root, cst.Name) and root.value == name and old is not None and (
+            if isinstance(root, ast.Name) and root.id == name and old is not None and (
                 _unshared_result(old.value) or (facts is not None and facts.bound_only_to_results(name))
             ):
                 self._unshared.add(id(node.value))
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        target = node.target
-        if isinstance(target, cst.Subscript):
-            target = target.value
-        if self._detached_view(target):
-            self.report(node)
-
-    def _detached_view(self, node: cst.BaseExpression, through_names: bool = True) -> bool:
+    def _detached_view(self, node: ast.expr, through_names: bool = True) -> bool:
         """``E.detach()`` of an ``E`` whose storage others may hold, a basic-indexing view of
         it, or a name bound to one."""
-        if isinstance(node, cst.Name) and through_names:
-            binding = self.inference.binding(node.value)
+        if isinstance(node, ast.Name) and through_names:
+            binding = self.inference.binding(node.id)
             return (
                 binding is not None
                 and binding.value is not None
                 and id(binding.value) not in self._unshared
                 and self._detached_view(binding.value, False)
             )
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, ast.Subscript):
             return not is_advanced_index(node, self.inference) and self._detached_view(node.value, through_names)
         called = method_call(node)
-        if called is None or called[1] != "detach" or node.args:
+        if called is None or called[1] != "detach" or argument_count(node):
             return False
         info = self.inference.info(called[0])
         return not (info and info.fresh) and not _unshared_result(called[0])
 
 
-def _unshared_result(node: cst.BaseExpression | None) -> bool:
+def _unshared_result(node: ast.expr | None) -> bool:
     """A call's result that no one else holds: ``model(x)``, ``helper(...)``, not a view or
     a conversion of a tensor (``x.view(-1)``, ``x.float()`` may be ``x`` itself)."""
-    if not isinstance(node, cst.Call):
+    if not isinstance(node, ast.Call):
         return False
     called = method_call(node)
     return called is None or called[1] not in VIEW_METHODS | CONVERSION_METHODS
 
 
-def _detached_root(node: cst.BaseExpression) -> cst.BaseExpression | None:
+def _detached_root(node: ast.expr) -> ast.expr | None:
     """``x`` of ``x.detach()``, also under views and basic indexing (``x.detach()[0]``)."""
     while True:
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, ast.Subscript):
             node = node.value
             continue
         called = method_call(node)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from functools import partial
 
-import libcst as cst
-
+from ..analysis.evaluator import (
+    argument_count,
+    bound_names,
+    callee_name,
+    container_of,
+    dotted_name,
+    is_true,
+    keyword_argument,
+    method_call,
+    subscript_indices,
+)
 from ..analysis.vocabulary import (
     ACCUMULATING_METHODS,
     BACKWARD_CALLEES,
@@ -15,23 +25,20 @@ from ..analysis.vocabulary import (
     PLAIN_BUILTINS,
     PLAIN_MODULES,
     VARIABLE_CONSTRUCTORS,
-    is_loss_call,
     over_data,
 )
-from ..gates import AccumulationGate
+from ..ast_scopes import is_no_grad
+from ..gates import AccumulationGate, _loss_call, _same, _unstarred
 from ..imports import FUNCTION_DEFS
-from ..inference import bound_names, callee_name, container_of, dotted_name, keyword_argument, method_call, subscript_indices
-from ..cst_rule import CstRule
-from ..rule import WS, Example, Fix, RuleDocs, call_method, word
-from ..scopes import is_no_grad
+from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
 
 @dataclass
 class _Candidate:
-    value: cst.BaseExpression  # the value that carries the graph; reported, wrapped by the fix
+    value: ast.expr  # the value that carries the graph; reported, wrapped by the fix
     holder: str  # "total", "self.losses" (a container counts as its name)
-    statement: cst.CSTNode
-    loop: cst.CSTNode  # the innermost loop of the function around the accumulation
+    statement: ast.AST
+    loop: ast.AST  # the innermost loop of the function around the accumulation
     loss: bool  # the value is (built from) a loss function's result
     names: frozenset[str]  # names it is built from, to match against backward receivers
 
@@ -44,17 +51,17 @@ class _Frame:
     backward: list[tuple[frozenset[str], tuple[int, ...]]] = field(default_factory=list)
     # name = <expression>, and returned or yielded expressions: their names are collected
     # only for a frame that has candidates (walking every assignment is costly).
-    feeds: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
-    returned: list[cst.BaseExpression] = field(default_factory=list)
+    feeds: list[tuple[str, ast.expr]] = field(default_factory=list)
+    returned: list[ast.expr] = field(default_factory=list)
     detached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # n = n.detach()
     evaluates: bool = False  # puts a model in eval mode: what it returns is a metric, not a loss
     rebound: dict[str, list[tuple[tuple[int, ...], int]]] = field(default_factory=dict)
     # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
-    unpacked: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    unpacked: dict[str, ast.expr] = field(default_factory=dict)
     loss_results: set[str] = field(default_factory=set)  # info = vae.loss_function(...)
 
 
-class GraphAccumulation(CstRule):
+class GraphAccumulation(Rule):
     code = "TCP009"
     name = "graph-accumulation"
     message = (
@@ -249,107 +256,102 @@ class GraphAccumulation(CstRule):
         self.frames: list[_Frame] = []
 
     # -- frames ---------------------------------------------------------------------
-    def visit_Module(self, node: cst.Module) -> None:
+    def visit_Module(self, node: ast.Module) -> None:
         self.frames.append(_Frame(len(self.context.loops), self.context.no_grad_depth))
 
-    def leave_Module(self, node: cst.Module) -> None:
+    def leave_Module(self, node: ast.Module) -> None:
         self._judge(self.frames.pop())
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorated = any(is_no_grad(self.context, d.decorator) for d in node.decorators)
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        decorated = any(is_no_grad(self.context, decorator) for decorator in node.decorator_list)
         self.frames.append(_Frame(len(self.context.loops), self.context.no_grad_depth - decorated))
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._judge(self.frames.pop())
 
-    def _loops(self) -> tuple[cst.CSTNode, ...]:
+    def _loops(self) -> tuple[ast.AST, ...]:
         return tuple(self.context.loops[self.frames[-1].loop_base :])
 
-    def _volatile(self, node: cst.Call) -> bool:
+    def _volatile(self, node: ast.Call) -> bool:
         """``Variable(x, volatile=True)``: code written to evaluate without a graph, which
         the flag no longer gives (a no-op since PyTorch 0.4), as ``model.eval()`` says."""
-        volatile = keyword_argument(node, "volatile")
-        return isinstance(volatile, cst.Name) and volatile.value == "True" \
-            and self.inference.qualify(node.func) in VARIABLE_CONSTRUCTORS
+        return is_true(keyword_argument(node, "volatile")) and self.inference.qualify(node.func) in VARIABLE_CONSTRUCTORS
 
     def _under_no_grad(self) -> bool:
         return self.context.no_grad_depth > self.frames[-1].no_grad_base
 
     # -- facts --------------------------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         called = method_call(node)
         callee = callee_name(node)
         # loss.backward(), accelerator.backward(loss), self.manual_backward(loss),
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
-        if (called and callee == "eval" and not node.args) or self._volatile(node):
+        if (called and callee == "eval" and not argument_count(node)) or self._volatile(node):
             self.frames[-1].evaluates = True
         if callee in BACKWARD_CALLEES:
             keys = set(_names_in(called[0])) if called and callee == "backward" else set()
-            for arg in node.args:
-                keys.update(_names_in(arg.value))
+            for value in _argument_values(node):
+                keys.update(_names_in(value))
             self.frames[-1].backward.append((frozenset(keys), tuple(id(l) for l in self._loops())))
-        elif called and callee in ACCUMULATING_METHODS and node.args:
+        elif called and callee in ACCUMULATING_METHODS and argument_count(node):
             holder = dotted_name(container_of(called[0]))
-            value = node.args[-1].value
-            values = [e.value for e in value.elements] if callee == "extend" and isinstance(value, (cst.List, cst.Tuple)) else [value]
+            value = _last_argument(node)
+            values = [_unstarred(e) for e in value.elts] if callee == "extend" and isinstance(value, (ast.List, ast.Tuple)) \
+                else [value]
             for item in values:
                 self._accumulation(holder, item, node)
 
-    def visit_Return(self, node: cst.Return) -> None:
+    def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.frames[-1].returned.append(node.value)
 
-    def visit_Yield(self, node: cst.Yield) -> None:
-        if isinstance(node.value, cst.BaseExpression):
+    def visit_Yield(self, node: ast.Yield) -> None:  # not ``yield from`` (ast.YieldFrom)
+        if node.value is not None:
             self.frames[-1].returned.append(node.value)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.op, (ast.Add, ast.Sub)):
             self._accumulation(dotted_name(container_of(node.target)), node.value, node)
-            if isinstance(node.target, cst.Name):  # loss += term; loss.backward(): term is backpropagated
-                self.frames[-1].feeds.append((node.target.value, node.value))
+            if isinstance(node.target, ast.Name):  # loss += term; loss.backward(): term is backpropagated
+                self.frames[-1].feeds.append((node.target.id, node.value))
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         frame = self.frames[-1]
         loops = tuple(id(l) for l in self._loops())
         for target in node.targets:
-            if isinstance(target.target, cst.Attribute) and (dotted := dotted_name(target.target)):
+            if isinstance(target, ast.Attribute) and (dotted := dotted_name(target)):
                 frame.rebound.setdefault(dotted, []).append((loops, id(node)))  # self.loss = 0
-            for name in bound_names(target.target):
+            for name in bound_names(target):
                 frame.rebound.setdefault(name, []).append((loops, id(node)))
                 frame.feeds.append((name, node.value))
                 frame.unpacked.pop(name, None)
                 if _detaches(node.value):
                     frame.detached.append((name, loops))  # loss = loss.detach()
-            if isinstance(target.target, cst.Name):
-                if isinstance(node.value, cst.Call) and _is_loss_call(node.value):
-                    frame.loss_results.add(target.target.value)
+            if isinstance(target, ast.Name):
+                if isinstance(node.value, ast.Call) and _loss_call(node.value):
+                    frame.loss_results.add(target.id)
                 else:
-                    frame.loss_results.discard(target.target.value)
-            unpacked = _unpacked(target.target, node.value)
+                    frame.loss_results.discard(target.id)
+            unpacked = _unpacked(target, node.value)
             frame.unpacked.update(unpacked)
             frame.feeds.extend(unpacked.items())  # loss, kld = info["loss"], info["kld"]: one each
         if len(node.targets) != 1:
             return
-        target = node.targets[0].target
+        target = node.targets[0]
         value = node.value
-        if isinstance(target, cst.Subscript) and not _constant_key(target):
+        if isinstance(target, ast.Subscript) and not _constant_key(target):
             # `losses[step] = loss` keeps one per iteration; `loss_dict["d"] = loss`
             # overwrites the same entry each time.
             self._accumulation(dotted_name(container_of(target)), value, node)
-        elif (
-            isinstance(value, cst.BinaryOperation)
-            and isinstance(value.operator, (cst.Add, cst.Subtract))
-            and value.left.deep_equals(target)
-        ):
+        elif isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) and _spelled_alike(node, value):
             self._accumulation(dotted_name(container_of(target)), value.right, node)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         frame = self.frames[-1]
         for name in bound_names(node.target):
             frame.rebound.setdefault(name, []).append((tuple(id(l) for l in self._loops()), id(node)))
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: ast.For) -> None:
         # The scope opener ran first: this loop is already on the stack, so the target
         # counts as bound inside it.
         frame = self.frames[-1]
@@ -359,7 +361,7 @@ class GraphAccumulation(CstRule):
             frame.unpacked.pop(name, None)
 
     # -- accumulations ------------------------------------------------------------------
-    def _accumulation(self, holder: str | None, value: cst.BaseExpression, statement: cst.CSTNode) -> None:
+    def _accumulation(self, holder: str | None, value: ast.expr, statement: ast.AST) -> None:
         loops = self._loops()
         if holder is None or not loops or self._under_no_grad():
             return
@@ -369,26 +371,27 @@ class GraphAccumulation(CstRule):
         loss, names = evidence
         self.frames[-1].candidates.append(_Candidate(value, holder, statement, loops[-1], loss, names))
 
-    def _evidence(self, node: cst.BaseExpression, depth: int) -> tuple[bool, frozenset[str]] | None:
+    def _evidence(self, node: ast.expr, depth: int) -> tuple[bool, frozenset[str]] | None:  # noqa: C901
         """(is a loss, names it is built from), or None when it is evidently no graph."""
         if depth > 4:
             return False, frozenset()
-        if isinstance(node, cst.Name):
-            value = self._bound_value(node)
+        name = _name(node)
+        if name is not None:
+            value = self._bound_value(name)
             if value is not None and depth < 3:
                 inner = self._evidence(value, depth + 1)
                 if inner is None:
                     return None
-                return inner[0], inner[1] | {node.value}
-            return False, frozenset({node.value})
-        if isinstance(node, cst.Attribute):
-            if node.attr.value in DETACHING:
+                return inner[0], inner[1] | {name}
+            return False, frozenset({name})
+        if isinstance(node, ast.Attribute):
+            if node.attr in DETACHING:
                 return None
             dotted = dotted_name(node)
             return False, frozenset({dotted} if dotted else ())
-        if isinstance(node, cst.Call):
-            if _is_loss_call(node):
-                if all(self._detached(arg.value) for arg in node.args):
+        if isinstance(node, ast.Call):
+            if _loss_call(node):
+                if all(self._detached(value) for value in _argument_values(node)):
                     return None  # criterion(pred.detach(), y.detach()): of values with no graph
                 return (not self._plain_own_function(node.func)), frozenset()
             if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(PLAIN_MODULES):
@@ -396,10 +399,10 @@ class GraphAccumulation(CstRule):
             called = method_call(node)
             if called is not None and called[1] in GRAPH_PRESERVING:
                 return self._evidence(called[0], depth + 1)
-            if isinstance(node.func, cst.Name) and node.func.value in PLAIN_BUILTINS:
+            if isinstance(node.func, ast.Name) and node.func.id in PLAIN_BUILTINS:
                 return None
             return False, frozenset()  # an opaque call: no evidence either way
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, ast.Subscript):
             # An entry of a loss function's result (``info["kld"]`` of ``info = vae.loss_function(...)``)
             # is tied to the loss through its container; it may be a detached item for logging, so
             # it is no loss by itself. An entry of anything else: no evidence either way.
@@ -407,14 +410,14 @@ class GraphAccumulation(CstRule):
             if inner is None:
                 return None
             return False, inner[1] if inner[0] else frozenset()
-        if isinstance(node, cst.BinaryOperation):
+        if isinstance(node, ast.BinOp):
             parts = [self._evidence(node.left, depth + 1), self._evidence(node.right, depth + 1)]
-        elif isinstance(node, cst.UnaryOperation):
-            parts = [self._evidence(node.expression, depth + 1)]
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            parts = [self._evidence(e.value, depth + 1) for e in node.elements]
-        elif isinstance(node, cst.Dict):
-            parts = [self._evidence(e.value, depth + 1) for e in node.elements if isinstance(e, cst.DictElement)]
+        elif isinstance(node, ast.UnaryOp):
+            parts = [self._evidence(node.operand, depth + 1)]
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            parts = [self._evidence(_unstarred(e), depth + 1) for e in node.elts]
+        elif isinstance(node, ast.Dict):
+            parts = [self._evidence(value, depth + 1) for key, value in zip(node.keys, node.values) if key is not None]
         else:
             return None
         parts = [p for p in parts if p is not None]
@@ -422,27 +425,27 @@ class GraphAccumulation(CstRule):
             return None
         return any(p[0] for p in parts), frozenset().union(*(p[1] for p in parts))
 
-    def _bound_value(self, name: cst.Name) -> cst.BaseExpression | None:
-        binding = self.inference.binding(name.value)
-        return None if binding is None else binding.value or self.frames[-1].unpacked.get(name.value)
+    def _bound_value(self, name: str) -> ast.expr | None:
+        binding = self.inference.binding(name)
+        return None if binding is None else binding.value or self.frames[-1].unpacked.get(name)
 
-    def _detached(self, node: cst.BaseExpression) -> bool:
+    def _detached(self, node: ast.expr) -> bool:
         """``x.detach()``, ``x.item()``, a literal, or a name bound to one: evidently no graph;
         also through methods that keep what they are given (``x.detach().cpu()``)."""
         node = _under_graph_preserving(node)
-        if isinstance(node, cst.Name) and (value := self._bound_value(node)) is not None:
+        if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
             node = _under_graph_preserving(value)
-        return _detaches(node) or isinstance(node, (cst.Integer, cst.Float, cst.BaseString))
+        return _detaches(node) or _literal(node, (int, float, str, bytes))
 
     # -- judgement ----------------------------------------------------------------------
-    def _plain_own_function(self, func: cst.BaseExpression) -> bool:
+    def _plain_own_function(self, func: ast.expr) -> bool:
         """``loss(x, y)`` where ``loss`` is the file's own function and the file never imports
         torch: a course's loss of plain floats, no graph."""
         summary = self.inference.summary
         return (
-            isinstance(func, cst.Name)
+            isinstance(func, ast.Name)
             and summary is not None
-            and isinstance(summary.definition(func.value), FUNCTION_DEFS)
+            and isinstance(summary.definition(func.id), FUNCTION_DEFS)
             and not any(full == "torch" or full.startswith("torch.") for full in self.context.imports.aliases.values())
         )
 
@@ -483,7 +486,7 @@ class GraphAccumulation(CstRule):
             self.report(candidate.value, fix=_fix(candidate.value))
 
 
-def _closure(sinks: set[str], feeds: list[tuple[str, cst.BaseExpression]], names_in=None) -> set[str]:
+def _closure(sinks: set[str], feeds: list[tuple[str, ast.expr]], names_in=None) -> set[str]:
     """``sinks`` plus every name assigned into one of them (``total = a + b`` feeds a, b):
     all the names in the value, or those ``names_in`` picks."""
     names_in = names_in or _names_in
@@ -501,73 +504,77 @@ def _closure(sinks: set[str], feeds: list[tuple[str, cst.BaseExpression]], names
     return reached
 
 
-def _operands(node: cst.BaseExpression, loss_results: set[str]) -> set[str]:
+def _operands(node: ast.expr, loss_results: set[str]) -> set[str]:
     """The names a value is computed from by arithmetic (``a + w * b``, ``-a``, ``a.mean()``):
     what a graph through the value runs through; not a call's arguments nor what is detached,
     nor an entry of a container unless it is one of ``loss_results`` (a loss function's)."""
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, cst.Attribute):
+    name = _name(node)
+    if name is not None:
+        return {name}
+    if isinstance(node, ast.Attribute):
         dotted = dotted_name(node)
-        return {dotted} if dotted and node.attr.value not in DETACHING else set()
-    if isinstance(node, cst.BinaryOperation):
+        return {dotted} if dotted and node.attr not in DETACHING else set()
+    if isinstance(node, ast.BinOp):
         return _operands(node.left, loss_results) | _operands(node.right, loss_results)
-    if isinstance(node, cst.UnaryOperation):
-        return _operands(node.expression, loss_results)
-    if isinstance(node, cst.Subscript):  # info["loss"]: through a loss function's result
+    if isinstance(node, ast.UnaryOp):
+        return _operands(node.operand, loss_results)
+    if isinstance(node, ast.Subscript):  # info["loss"]: through a loss function's result
         container = dotted_name(node.value)
         return {container} if container in loss_results else set()
-    called = method_call(node) if isinstance(node, cst.Call) else None
+    called = method_call(node)
     if called is not None and called[1] in GRAPH_PRESERVING:
         return _operands(called[0], loss_results)
     return set()
 
 
-def _unpacked(target: cst.BaseExpression, value: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
+def _unpacked(target: ast.expr, value: ast.expr) -> dict[str, ast.expr]:
     """``a, b = x, y``: each name with the element it receives."""
-    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
         return {}
-    pairs = list(zip(target.elements, value.elements))
-    if len(target.elements) != len(value.elements) or any(
-        isinstance(part, cst.StarredElement) for pair in pairs for part in pair
-    ):
+    pairs = list(zip(target.elts, value.elts))
+    if len(target.elts) != len(value.elts) or any(isinstance(part, ast.Starred) for pair in pairs for part in pair):
         return {}
-    return {name.value.value: element.value for name, element in pairs if isinstance(name.value, cst.Name)}
+    return {name.id: element for name, element in pairs if isinstance(name, ast.Name)}
 
 
-def _fix(value: cst.BaseExpression) -> Fix | None:
-    if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
+_DESCRIPTION = "accumulate a detached value (no graph)"
+
+
+def _fix(value: ast.expr) -> FixPlan | None:
+    if isinstance(value, (ast.Tuple, ast.List, ast.Dict)):
         return None
-    return Fix(
-        replacements=((value, call_method(value, "detach")),),
-        safe=False,
-        description="accumulate a detached value (no graph)",
-    )
+    return FixPlan(safe=False, description=_DESCRIPTION, build=_build_fix, anchors=(value,))
 
 
-def _over_data(loop: cst.CSTNode) -> bool:
+def _build_fix(site: FixSite) -> Fix | None:
+    """``v`` becomes ``v.detach()`` (``(a + b).detach()``)."""
+    (value,) = site.nodes
+    return Fix(replacements=((value, call_method(value, "detach")),), safe=False, description=_DESCRIPTION)
+
+
+def _over_data(loop: ast.AST) -> bool:
     """``for x, y in val_loader``, ``for batch in tqdm(data)``: a loop over batches of data."""
-    return isinstance(loop, cst.For) and over_data(_names_in(loop.iter) | set(bound_names(loop.target)))
+    return isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_names_in(loop.iter) | set(bound_names(loop.target)))
 
 
-def _detaches(value: cst.BaseExpression) -> bool:
+def _detaches(value: ast.expr) -> bool:
     """``loss.detach()``, ``loss.item()``, ``loss.data``, ``float(loss)``: no graph past here."""
-    if isinstance(value, cst.Attribute):
-        return value.attr.value == "data"
-    if isinstance(value, cst.Call):
+    if isinstance(value, ast.Attribute):
+        return value.attr == "data"
+    if isinstance(value, ast.Call):
         called = method_call(value)
         if called is not None:
             return called[1] in DETACHING
-        return isinstance(value.func, cst.Name) and value.func.value in PLAIN_BUILTINS
+        return isinstance(value.func, ast.Name) and value.func.id in PLAIN_BUILTINS
     return False
 
 
-def _under_graph_preserving(node: cst.BaseExpression) -> cst.BaseExpression:
+def _under_graph_preserving(node: ast.expr) -> ast.expr:
     """``x.detach()`` of ``x.detach().cpu().float()``: what a chain of methods that keep
     the graph (or its absence) and add none is called on: without arguments, or with a
     device, a dtype or a shape (not ``x.detach().add(y)``: ``y`` may carry one)."""
-    while isinstance(node, cst.Call) and (called := method_call(node)) is not None and called[1] in GRAPH_PRESERVING \
-            and (not node.args or called[1] in _RESHAPING):
+    while isinstance(node, ast.Call) and (called := method_call(node)) is not None and called[1] in GRAPH_PRESERVING \
+            and (not argument_count(node) or called[1] in _RESHAPING):
         node = called[0]
     return node
 
@@ -575,26 +582,72 @@ def _under_graph_preserving(node: cst.BaseExpression) -> cst.BaseExpression:
 _RESHAPING = frozenset({"to", "cuda", "cpu", "view", "reshape", "squeeze", "unsqueeze", "flatten", "expand"})
 
 
-def _is_loss_call(call: cst.Call) -> bool:
-    constructor = callee_name(call.func) if isinstance(call.func, cst.Call) else ""
-    return is_loss_call(callee_name(call), len(call.args), constructor)
+def _spelled_alike(node: ast.Assign, value: ast.BinOp) -> bool:
+    """``total = total + v``: the target spelled again, as it is (``total = (total) + v`` is
+    not: neither is parenthesised, and their code is as long)."""
+    target, left = node.targets[0], value.left
+    return (
+        (left.lineno, left.col_offset) == (value.lineno, value.col_offset)
+        and (target.lineno, target.col_offset) == (node.lineno, node.col_offset)
+        and _extent(left) == _extent(target)
+        and _same(left, target)
+    )
 
 
-def _names_in(node: cst.CSTNode) -> set[str]:
-    """Every name and dotted name inside ``node``."""
+def _extent(node: ast.AST) -> tuple[int, int]:
+    lines = node.end_lineno - node.lineno
+    return lines, node.end_col_offset - (0 if lines else node.col_offset)
+
+
+def _name(node: ast.AST) -> str | None:
+    """The name ``node`` is spelled as: a variable's, or ``True``, ``False``, ``None`` (which
+    the rule has always read as names)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, bool)):
+        return repr(node.value)
+    return None
+
+
+def _literal(node: ast.AST, types: tuple[type, ...]) -> bool:
+    """A literal number or string of ``types`` (``True`` and ``1j`` are not; an f-string is a string)."""
+    if isinstance(node, ast.JoinedStr):
+        return str in types
+    return isinstance(node, ast.Constant) and type(node.value) in types
+
+
+def _argument_values(call: ast.Call) -> list[ast.expr]:
+    """Every argument's value: ``*args`` and ``**kwargs`` without their stars."""
+    return [*map(_unstarred, call.args), *(keyword.value for keyword in call.keywords)]
+
+
+def _last_argument(call: ast.Call) -> ast.expr:
+    """The value of the call's last argument in source order (``f(a, k=1, *b)``: ``b``)."""
+    last = max((*call.args, *call.keywords), key=lambda node: (node.lineno, node.col_offset))
+    return last.value if isinstance(last, (ast.Starred, ast.keyword)) else last
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    """Every name and dotted name inside ``node``; also, as the rule has always read them,
+    attribute names, keyword names, lambda parameters and ``True``, ``False``, ``None``."""
     names: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (cst.Name, cst.Attribute)):
+    for current in ast.walk(node):
+        if isinstance(current, ast.Attribute):
             dotted = dotted_name(current)
             if dotted:
                 names.add(dotted)
-        stack.extend(current.children)
+            names.add(current.attr)
+        elif isinstance(current, ast.keyword):
+            if current.arg is not None:
+                names.add(current.arg)
+        elif isinstance(current, ast.arg):
+            names.add(current.arg)
+        elif (name := _name(current)) is not None:
+            names.add(name)
     return names
 
 
-def _constant_key(target: cst.Subscript) -> bool:
+def _constant_key(target: ast.Subscript) -> bool:
     """``d["loss"]``, ``d[0]``: every index a literal, so each iteration writes the same entry."""
     indices = subscript_indices(target)
-    return bool(indices) and all(isinstance(index, (cst.BaseString, cst.Integer)) for index in indices)
+    return bool(indices) and all(_literal(index, (int, str, bytes)) for index in indices)
