@@ -143,6 +143,8 @@ class AstContext:
         self.loops: list[ast.For | ast.While] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.statements: list[ast.stmt] = []  # the enclosing statement that holds no other
+        # The walked source's lines, for a message that quotes its code ((): not known).
+        self.lines: Sequence[str] = ()
         # The codes asked for: a rule that reports several (see ``Rule.reported_by``) drops
         # the others' findings. None: every code.
         self.codes: frozenset[str] | None = None

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import libcst as cst
-
+from ..analysis.evaluator import argument_count, bound_names, callee_name, container_of, dotted_name, first_argument, method_call
 from ..analysis.vocabulary import DICT_COPIES, METRIC_FLAGS, SAVING, TRAINING_METHODS, holds_live_state, writes_in_place
 from ..gates import SnapshotGate
-from ..inference import bound_names, callee_name, container_of, dotted_name, first_argument, method_call
-from ..cst_rule import CstRule
-from ..rule import WS, Example, Fix, RuleDocs, module_reference
+from ..gates import _holder  # the gate's: where a stored value lives on
+from ..lazy_cst import cst
+from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, module_reference
 
-_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
 # Calls that compare what they are given: torch.equal, torch.allclose, assertEqual, ...
 _COMPARING = ("equal", "close", "assert", "same", "compare")
 _COMPARED = (
@@ -24,10 +26,10 @@ _COMPARED = (
 
 @dataclass
 class _Candidate:
-    value: cst.BaseExpression  # the aliasing expression, reported and wrapped by the fix
+    value: ast.expr  # the aliasing expression, reported and wrapped by the fix
     holder: tuple[str, str]  # ("name", "best") or ("attr", "self.best")
     position: int
-    loop: cst.CSTNode | None  # the innermost loop of the function around the store
+    loop: ast.For | ast.While | None  # the innermost loop of the function around the store
     in_branch: bool  # under an `if` that compares metrics
     module: str | None  # whose state_dict: "model", "model[1]" (None: not a plain reference)
 
@@ -60,7 +62,7 @@ class _Frame:
     written_through: set[str] = field(default_factory=set)
 
 
-class StateDictSnapshot(CstRule):
+class StateDictSnapshot(Rule):
     code = "TCP008"
     name = "state-dict-snapshot"
     message = (
@@ -253,26 +255,31 @@ class StateDictSnapshot(CstRule):
         super().__init__(context)
         self.frames: list[_Frame] = []
         self.position = 0
-        # The blocks around each position (ids of the suites that hold it, outermost
-        # first): a binding on every path between two positions hides the first's value.
+        # The blocks around each position (ids of the statement lists that hold it,
+        # outermost first; an ``elif`` opens none, as in LibCST's tree): a binding on
+        # every path between two positions hides the first's value.
         self.blocks: tuple[int, ...] = ()
         self.blocks_at: list[tuple[int, ...]] = [()]
         self.not_reads: set[int] = set()
-        self.statement_reads: set[str] | None = None  # names read by the current simple statement
+        self.statement_reads: set[str] | None = None  # names read by the current statement line
         self.statement_compares = False
+        # Simple statements that start or end a statement line (``a = 1; b = 2`` is one);
+        # those of a body on its header's line (``if x: a = 1``) are on none.
+        self.line_starts: set[int] = set()
+        self.line_ends: set[int] = set()
 
     # -- frames: the module and each function -------------------------------------
-    def visit_Module(self, node: cst.Module) -> None:
+    def visit_Module(self, node: ast.Module) -> None:
         self.frames.append(_Frame(len(self.context.loops)))
+        self._lines(node.body, suite=False)
 
-    def leave_Module(self, node: cst.Module) -> None:
+    def leave_Module(self, node: ast.Module) -> None:
         self._judge(self.frames.pop())
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.not_reads.add(id(node.name))
-        self.frames.append(_Frame(len(self.context.loops), constructor=node.name.value == "__init__"))
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.frames.append(_Frame(len(self.context.loops), constructor=node.name == "__init__"))
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, node: ast.FunctionDef) -> None:
         frame = self.frames.pop()
         self._judge(frame)
         if frame.training and self.frames:  # a closure that trains, e.g. for optimizer.step
@@ -284,14 +291,131 @@ class StateDictSnapshot(CstRule):
         self.blocks_at.append(self.blocks)
         return self.position
 
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.blocks = (*self.blocks, id(node))
+    # -- blocks: each statement list under a header -----------------------------------
+    def _enter(self, body: list[ast.stmt], suite: bool) -> None:
+        """Open the block of ``body``; ``suite``: whether ``body`` seems to follow its header
+        on the header's line (what the source lines, when known, say for certain)."""
+        if body:
+            self.blocks = (*self.blocks, id(body))
+            lines = self.context.lines
+            if lines:
+                line = lines[body[0].lineno - 1]
+                suite = bool(line.encode("utf-8")[: body[0].col_offset].strip() if not line.isascii()
+                             else line[: body[0].col_offset].strip())
+            self._lines(body, suite)
 
-    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.blocks = self.blocks[:-1]
+    def _leave(self, body: list[ast.stmt]) -> None:
+        if body:
+            self.blocks = self.blocks[:-1]
 
-    visit_SimpleStatementSuite = visit_IndentedBlock
-    leave_SimpleStatementSuite = leave_IndentedBlock
+    def _lines(self, body: list[ast.stmt], suite: bool) -> None:
+        """Mark where the statement lines of ``body`` start and end: statements joined by
+        ``;`` share one; a body on its header's line has none."""
+        if suite:
+            return
+        previous = None
+        for statement in body:
+            if previous is None or statement.lineno != previous.end_lineno:
+                if previous is not None:
+                    self.line_ends.add(id(previous))
+                self.line_starts.add(id(statement))
+            previous = statement
+        if previous is not None:
+            self.line_ends.add(id(previous))
+
+    def visit_FunctionDef_body(self, node: ast.FunctionDef) -> None:
+        arguments = node.args
+        parts = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs,
+                 *arguments.kw_defaults, arguments.kwarg, *arguments.defaults, node.returns]
+        self._enter(node.body, _on_header(node.body, node, parts))
+
+    def leave_FunctionDef_body(self, node: ast.FunctionDef) -> None:
+        self._leave(node.body)
+
+    def visit_ClassDef_body(self, node: ast.ClassDef) -> None:
+        self._enter(node.body, _on_header(node.body, node, [*node.bases, *node.keywords]))
+
+    def leave_ClassDef_body(self, node: ast.ClassDef) -> None:
+        self._leave(node.body)
+
+    def visit_If_body(self, node: ast.If) -> None:
+        self._enter(node.body, _on_header(node.body, node, [node.test]))
+
+    def leave_If_body(self, node: ast.If) -> None:
+        self._leave(node.body)
+
+    def visit_If_orelse(self, node: ast.If) -> None:
+        if not _is_elif(node):
+            self._enter(node.orelse, _else_suite(node, node.body, node.orelse))
+
+    def leave_If_orelse(self, node: ast.If) -> None:
+        if not _is_elif(node):
+            self._leave(node.orelse)
+
+    def visit_For_body(self, node: ast.For) -> None:
+        self._enter(node.body, _on_header(node.body, node, [node.target, node.iter]))
+
+    def leave_For_body(self, node: ast.For) -> None:
+        self._leave(node.body)
+
+    def visit_While_body(self, node: ast.While) -> None:
+        self._enter(node.body, _on_header(node.body, node, [node.test]))
+
+    leave_While_body = leave_For_body
+
+    def visit_For_orelse(self, node: ast.For | ast.While) -> None:
+        self._enter(node.orelse, _else_suite(node, node.body, node.orelse))
+
+    def leave_For_orelse(self, node: ast.For | ast.While) -> None:
+        self._leave(node.orelse)
+
+    visit_While_orelse = visit_For_orelse
+    leave_While_orelse = leave_For_orelse
+
+    def visit_With_body(self, node: ast.With) -> None:
+        parts = [part for item in node.items for part in (item.context_expr, item.optional_vars)]
+        self._enter(node.body, _on_header(node.body, node, parts))
+
+    def leave_With_body(self, node: ast.With) -> None:
+        self._leave(node.body)
+
+    def visit_Try_body(self, node: ast.Try) -> None:
+        self._enter(node.body, _on_header(node.body, node, []))
+
+    def leave_Try_body(self, node: ast.Try) -> None:
+        self._leave(node.body)
+
+    def visit_Try_orelse(self, node: ast.Try) -> None:
+        before = node.handlers[-1].body if node.handlers else node.body
+        self._enter(node.orelse, _else_suite(node, before, node.orelse))
+
+    def leave_Try_orelse(self, node: ast.Try) -> None:
+        self._leave(node.orelse)
+
+    def visit_Try_finalbody(self, node: ast.Try) -> None:
+        before = node.orelse or (node.handlers[-1].body if node.handlers else node.body)
+        self._enter(node.finalbody, _else_suite(node, before, node.finalbody))
+
+    def leave_Try_finalbody(self, node: ast.Try) -> None:
+        self._leave(node.finalbody)
+
+    visit_TryStar_body, leave_TryStar_body = visit_Try_body, leave_Try_body
+    visit_TryStar_orelse, leave_TryStar_orelse = visit_Try_orelse, leave_Try_orelse
+    visit_TryStar_finalbody, leave_TryStar_finalbody = visit_Try_finalbody, leave_Try_finalbody
+
+    def visit_ExceptHandler_body(self, node: ast.ExceptHandler) -> None:
+        if node.name:  # LibCST's `as e` is a name read, before the block
+            self._read(node.name)
+        self._enter(node.body, _on_header(node.body, node, [node.type]))
+
+    def leave_ExceptHandler_body(self, node: ast.ExceptHandler) -> None:
+        self._leave(node.body)
+
+    def visit_match_case_body(self, node: ast.match_case) -> None:
+        self._enter(node.body, _on_header(node.body, node.pattern, [node.pattern, node.guard]))
+
+    def leave_match_case_body(self, node: ast.match_case) -> None:
+        self._leave(node.body)
 
     def _still_bound(self, frame: _Frame, name: str, since: int, until: int) -> bool:
         """Whether the value ``name`` held at ``since`` may still be its value at ``until``:
@@ -302,62 +426,100 @@ class StateDictSnapshot(CstRule):
             for p in frame.bound.get(name, ())
         )
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: ast.For) -> None:
         frame = self.frames[-1]
         frame.loop_spans[id(node)] = (self._tick(), 0)
         for name in bound_names(node.target):  # rebound each iteration: the old value is gone
             frame.bound.setdefault(name, []).append(frame.loop_spans[id(node)][0])
 
-    def visit_While(self, node: cst.While) -> None:
+    def visit_While(self, node: ast.While) -> None:
         self.frames[-1].loop_spans[id(node)] = (self._tick(), 0)
 
-    def leave_For(self, node: cst.CSTNode) -> None:
+    def leave_For(self, node: ast.For | ast.While) -> None:
         spans = self.frames[-1].loop_spans
         spans[id(node)] = (spans[id(node)][0], self._tick())
 
     leave_While = leave_For
 
-    def visit_If(self, node: cst.If) -> None:
+    def visit_If(self, node: ast.If) -> None:
         self.frames[-1].branches.append(_compares_metrics(node.test))
 
-    def leave_If(self, node: cst.If) -> None:
+    def leave_If(self, node: ast.If) -> None:
         self.frames[-1].branches.pop()
 
     # -- reads of names -------------------------------------------------------------
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.not_reads.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self.not_reads.add(id(node.keyword))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self.not_reads.add(id(node.name))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.not_reads.add(id(node.target))
-
-    def visit_Name(self, node: cst.Name) -> None:
+    def visit_Name(self, node: ast.Name) -> None:
         if id(node) not in self.not_reads:
-            self.frames[-1].reads.setdefault(node.value, []).append(self._tick())
-            if self.statement_reads is not None:
-                self.statement_reads.add(node.value)
+            self._read(node.id)
+
+    def _read(self, name: str) -> None:
+        self.frames[-1].reads.setdefault(name, []).append(self._tick())
+        if self.statement_reads is not None:
+            self.statement_reads.add(name)
+
+    # Names that LibCST's tree holds as name nodes and ``ast`` as plain strings or constants:
+    # each counts as read where it stands.
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if (node.value is None or node.value is True or node.value is False) and id(node) not in self.not_reads:
+            self._read(str(node.value))
+
+    def visit_ClassDef_bases(self, node: ast.ClassDef) -> None:
+        self._read(node.name)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._read(alias.name.split(".", 1)[0])
+            if alias.asname:
+                self._read(alias.asname)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module:
+            self._read(node.module.split(".", 1)[0])
+        for alias in node.names:
+            if alias.name != "*":
+                self._read(alias.name)
+                if alias.asname:
+                    self._read(alias.asname)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        for name in node.names:
+            self._read(name)
+
+    visit_Nonlocal = visit_Global
+
+    def leave_MatchAs(self, node: ast.MatchAs) -> None:
+        if node.name:
+            self._read(node.name)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self._read(node.name)
+
+    def leave_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self._read(node.rest)
+
+    def visit_MatchClass_kwd_patterns(self, node: ast.MatchClass) -> None:
+        for name in node.kwd_attrs:
+            self._read(name)
 
     # -- statements that compare: `assert before == after`, `torch.equal(a[k], b[k])` ----
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.statement_reads, self.statement_compares = set(), False
+    def visit_SimpleStatement(self, node: ast.stmt) -> None:
+        if id(node) in self.line_starts:
+            self.statement_reads, self.statement_compares = set(), False
 
-    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if self.statement_compares and self.statement_reads:
-            self.frames[-1].comparisons.append((self._tick(), self.statement_reads))
-        self.statement_reads = None
+    def leave_SimpleStatement(self, node: ast.stmt) -> None:
+        if id(node) in self.line_ends:
+            if self.statement_compares and self.statement_reads:
+                self.frames[-1].comparisons.append((self._tick(), self.statement_reads))
+            self.statement_reads = None
 
-    def visit_Comparison(self, node: cst.Comparison) -> None:
-        if any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
             self.statement_compares = True
 
     # -- stores, training, loads ------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         frame = self.frames[-1]
         called = method_call(node)
         name = callee_name(node)
@@ -371,119 +533,120 @@ class StateDictSnapshot(CstRule):
             self._note_written_through(called[0])
         elif name == "load_state_dict":
             argument = first_argument(node, keyword="state_dict")
-            key = dotted_name(argument) if argument is not None else None
+            key = _dotted(argument) if argument is not None else None
             if key:
                 frame.loaded.append((key, self._tick()))
         elif any(word in name.lower() for word in SAVING):
-            for arg in node.args:  # torch.save(sd, f) serialises: not a read for later
-                values = arg.value.elements if isinstance(arg.value, cst.Dict) else [arg]
+            for argument in _argument_values(node):  # torch.save(sd, f) serialises: not a read for later
+                values = argument.values if isinstance(argument, ast.Dict) else [argument]
                 for value in values:
-                    if isinstance(value.value, cst.Name):
-                        self.not_reads.add(id(value.value))
-        elif called and name in ("append", "insert", "extend") and node.args:
+                    if isinstance(value, ast.Name) or _dotted(value) is not None:
+                        self.not_reads.add(id(value))
+        elif called and name in ("append", "insert", "extend") and argument_count(node):
             holder = _holder(called[0])
-            value = node.args[-1].value
-            if name == "extend" and isinstance(value, (cst.List, cst.Tuple)):
-                values = [e.value for e in value.elements]
+            value = _argument_values(node)[-1]
+            if name == "extend" and isinstance(value, (ast.List, ast.Tuple)):
+                values = [_unstarred(e) for e in value.elts]
             else:
                 values = [value]
             for item in values:
                 if holder and (module := self._snapshot(item)) is not None:
                     self._store(item, holder, module)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if self._holds_weights(container_of(node.target)):
             self.frames[-1].moved.append((self._tick(), None))
             self._note_written_through(container_of(node.target))
 
-    def _note_written_through(self, written: cst.BaseExpression) -> None:
+    def _note_written_through(self, written: ast.expr) -> None:
         if (root := _alias_root(written)) is not None:
             self.frames[-1].written_through.add(root)
 
-    def _holds_weights(self, node: cst.BaseExpression) -> bool:
+    def _holds_weights(self, node: ast.expr) -> bool:
         """``p.data`` or a parameter: writing it moves the weights a state_dict shares."""
-        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        if isinstance(node, ast.Attribute) and node.attr == "data":
             return True
         info = self.inference.info(node)
         return bool(info and info.parameter)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            self._assign(target.target, node.value)
+            self.not_reads.add(id(target))
+            self._assign(target, node.value)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.not_reads.add(id(node.target))
         if node.value is not None:
             self._assign(node.target, node.value)
 
-    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _assign(self, target: ast.expr, value: ast.expr) -> None:
         frame = self.frames[-1]
-        if isinstance(target, (cst.Tuple, cst.List)) and not isinstance(value, (cst.Tuple, cst.List)):
+        if isinstance(target, (ast.Tuple, ast.List)) and not isinstance(value, (ast.Tuple, ast.List)):
             for name in bound_names(target):  # a, b = f(): rebound, to nothing known
                 frame.bound.setdefault(name, []).append(self._tick())
-        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
-            if len(target.elements) == len(value.elements):
-                for t, v in zip(target.elements, value.elements):
-                    if isinstance(t, cst.Element) and isinstance(v, cst.Element):
-                        self.not_reads.add(id(t.value))
-                        self._assign(t.value, v.value)
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+            if len(target.elts) == len(value.elts):
+                for t, v in zip(target.elts, value.elts):
+                    if not isinstance(t, ast.Starred) and not isinstance(v, ast.Starred):
+                        self.not_reads.add(id(t))
+                        self._assign(t, v)
             return
         holder = _holder(target)
         if holder is None:
             return
-        if isinstance(target, cst.Name):
-            frame.bound.setdefault(target.value, []).append(self._tick())
+        if isinstance(target, ast.Name):
+            frame.bound.setdefault(target.id, []).append(self._tick())
             if (root := _alias_root(value)) is not None:
-                frame.sources.setdefault(target.value, set()).add(root)
-            if isinstance(value, cst.Call):
-                built = frozenset(_optimised_modules(value)) or None
-                known = frame.optimizers.get(target.value, frozenset())
-                frame.optimizers[target.value] = None if built is None or known is None else known | built
+                frame.sources.setdefault(target.id, set()).add(root)
+            if isinstance(value, ast.Call):
+                built = frozenset(_optimised_modules(value, self.context.lines)) or None
+                known = frame.optimizers.get(target.id, frozenset())
+                frame.optimizers[target.id] = None if built is None or known is None else known | built
         for snapshot, module in self._snapshots_in(value):
             self._store(snapshot, holder, module)
 
-    def _snapshots_in(self, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    def _snapshots_in(self, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
         """(snapshot, whose state_dict) for each snapshot ``value`` holds."""
         module = self._snapshot(value)
         if module is not None:
             return [(value, module)]
-        if isinstance(value, (cst.Dict, cst.Tuple, cst.List)):  # {"model": model.state_dict()}, (sd, epoch)
-            return [
-                (e.value, module)
-                for e in value.elements
-                if isinstance(e, (cst.DictElement, cst.Element)) and (module := self._snapshot(e.value)) is not None
-            ]
-        return []
+        if isinstance(value, ast.Dict):  # {"model": model.state_dict()}
+            elements = [v for k, v in zip(value.keys, value.values) if k is not None]
+        elif isinstance(value, (ast.Tuple, ast.List)):  # (sd, epoch)
+            elements = [e for e in value.elts if not isinstance(e, ast.Starred)]
+        else:
+            return []
+        return [(e, module) for e in elements if (module := self._snapshot(e)) is not None]
 
-    def _store(self, value: cst.BaseExpression, holder: tuple[str, str], module: cst.BaseExpression) -> None:
+    def _store(self, value: ast.expr, holder: tuple[str, str], module: ast.expr) -> None:
         frame = self.frames[-1]
         loops = self.context.loops[frame.loop_base :]
         frame.candidates.append(
             _Candidate(value, holder, self._tick(), loops[-1] if loops else None, any(frame.branches),
-                       _module_key(module))
+                       _module_key(module, self.context.lines))
         )
 
-    def _snapshot(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+    def _snapshot(self, node: ast.expr) -> ast.expr | None:
         """Whose ``state_dict()`` ``node`` aliases (``model`` of ``dict(model.state_dict())``),
         when it evaluates to a dict aliasing live tensors."""
         inner = node
-        if isinstance(inner, cst.Call):
+        if isinstance(inner, ast.Call):
             qualified = self.inference.qualify(inner.func) or (
-                inner.func.value if isinstance(inner.func, cst.Name) else None
+                inner.func.id if isinstance(inner.func, ast.Name) else None
             )
             called = method_call(inner)
-            if qualified in DICT_COPIES and len(inner.args) == 1:
-                inner = inner.args[0].value
-            elif called and called[1] == "copy" and not inner.args:
+            if qualified in DICT_COPIES and argument_count(inner) == 1:
+                inner = _argument_values(inner)[0]
+            elif called and called[1] == "copy" and not argument_count(inner):
                 inner = called[0]
-        elif isinstance(inner, cst.DictComp):
+        elif isinstance(inner, ast.DictComp):
             inner = _aliasing_comprehension_source(inner)
             if inner is None:
                 return None
         called = method_call(inner)
         if called is None or called[1] != "state_dict":
             return None
-        return called[0] if holds_live_state(dotted_name(called[0]) or "") else None
+        return called[0] if holds_live_state(_dotted(called[0]) or "") else None
 
     # -- judgement at the end of the function ---------------------------------------
     def _judge(self, frame: _Frame) -> None:
@@ -554,22 +717,37 @@ class StateDictSnapshot(CstRule):
         later = frame.reads.get(key, []) + [p for k, p in frame.loaded if k == key]
         return any(p > moved[0] and self._still_bound(frame, key, candidate.position, p) for p in later)
 
-    def _fix(self, value: cst.BaseExpression) -> Fix:
-        needs_import = None
+    def _fix(self, value: ast.expr) -> FixPlan:
+        """Wrap ``value`` in ``copy.deepcopy(...)``: how this file spells it is known now."""
         aliases = self.context.imports.aliases.items()
         local = next((name for name, full in aliases if full == "copy.deepcopy"), None)
         if local is not None:
-            func: cst.BaseExpression = cst.Name(local)
+            data = (local, None, None)
         else:
             module, needs_import = module_reference(self.context, "copy")
-            func = cst.Attribute(value=cst.Name(module), attr=cst.Name("deepcopy"))
-        wrapped = cst.Call(func=func, args=[cst.Arg(value.with_changes(lpar=[], rpar=[]))])
-        return Fix(
-            replacements=((value, wrapped.with_changes(lpar=value.lpar, rpar=value.rpar)),),
-            safe=False,
-            description="keep a deep copy of the state_dict",
-            needs_import=needs_import,
-        )
+            data = (None, module, needs_import)
+        return FixPlan(False, _FIX_DESCRIPTION, _build_deepcopy, anchors=(value,), data=data)
+
+
+_FIX_DESCRIPTION = "keep a deep copy of the state_dict"
+
+
+def _build_deepcopy(site: FixSite) -> Fix:
+    """``copy.deepcopy(<value>)`` (or the file's own name for ``deepcopy``), the value's
+    parentheses kept outside."""
+    (value,) = site.nodes
+    local, module, needs_import = site.data
+    if local is not None:
+        func: cst.BaseExpression = cst.Name(local)
+    else:
+        func = cst.Attribute(value=cst.Name(module), attr=cst.Name("deepcopy"))
+    wrapped = cst.Call(func=func, args=[cst.Arg(value.with_changes(lpar=[], rpar=[]))])
+    return Fix(
+        replacements=((value, wrapped.with_changes(lpar=value.lpar, rpar=value.rpar)),),
+        safe=False,
+        description=_FIX_DESCRIPTION,
+        needs_import=needs_import,
+    )
 
 
 def _compared_with_later(frame: _Frame, candidate: _Candidate) -> bool:
@@ -594,28 +772,35 @@ def _compared_with_later(frame: _Frame, candidate: _Candidate) -> bool:
     return False
 
 
-def _module_key(node: cst.BaseExpression) -> str | None:
-    """``"model"``, ``"self.net"``, ``"model[1]"``: a reference to the same module each time."""
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
-            and isinstance(node.slice[0].slice.value, cst.Integer):
-        base = dotted_name(node.value)
-        return f"{base}[{node.slice[0].slice.value.value}]" if base else None
-    return dotted_name(node)
+def _module_key(node: ast.expr, lines: Sequence[str] = ()) -> str | None:
+    """``"model"``, ``"self.net"``, ``"model[1]"``: a reference to the same module each time
+    (the index as written, when ``lines`` has the source; the gate's key leaves it out: ``model[]``)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+        base = _dotted(node.value)
+        return f"{base}[{_literal(node.slice, lines)}]" if base else None
+    return _dotted(node)
 
 
-def _stepped(frame: _Frame, call: cst.Call, receiver: cst.BaseExpression, method: str) -> frozenset[str] | None:
+def _literal(node: ast.Constant, lines: Sequence[str]) -> str:
+    """How a one-line literal is written (``0x1``), else its value's text."""
+    if not lines or node.lineno != node.end_lineno:
+        return str(node.value)
+    return lines[node.lineno - 1].encode("utf-8")[node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+
+
+def _stepped(frame: _Frame, call: ast.Call, receiver: ast.expr, method: str) -> frozenset[str] | None:
     """The modules a ``.backward()``/``.step()`` call updates: none for a backward (the step
     does) or a scheduler's step; those of an optimizer built here (also handed to
     ``scaler.step(opt)``); None when unknown."""
     if method == "backward":
         return frozenset()
-    stepped = dotted_name(receiver) or ""
+    stepped = _dotted(receiver) or ""
     if "sched" in stepped.lower():
         return frozenset()
     if stepped in frame.optimizers:
         return frame.optimizers[stepped]
     argument = first_argument(call)
-    handed = dotted_name(argument) if argument is not None else None
+    handed = _dotted(argument) if argument is not None else None
     return frame.optimizers.get(handed) if handed else None
 
 
@@ -653,75 +838,117 @@ def _root(dotted: str) -> str:
     return dotted.split(".", 1)[0].split("[", 1)[0]
 
 
-def _optimised_modules(call: cst.Call) -> set[str]:
+def _unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+def _argument_values(call: ast.Call) -> list[ast.expr]:
+    """The values of a call's arguments in source order, positional, keyword and starred
+    alike (``*xs`` gives ``xs``)."""
+    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    if call.keywords and call.args:
+        arguments.sort(key=lambda argument: (argument.lineno, argument.col_offset))
+    return [argument.value if isinstance(argument, (ast.Starred, ast.keyword)) else argument for argument in arguments]
+
+
+def _optimised_modules(call: ast.Call, lines: Sequence[str] = ()) -> set[str]:
     """``{"net"}`` for ``SGD(net.parameters(), ...)`` or ``Adam([{"params": net.fc.parameters()}])``:
     the modules whose parameters a constructor's arguments name (an optimizer's)."""
     modules: set[str] = set()
-    stack: list[cst.CSTNode] = [arg.value for arg in call.args]
+    stack: list[ast.AST] = _argument_values(call)
     while stack:
         node = stack.pop()
-        called = method_call(node) if isinstance(node, cst.Call) else None
+        called = method_call(node)
         if called is not None and called[1] in ("parameters", "named_parameters"):
-            module = _module_key(called[0])
+            module = _module_key(called[0], lines)
             if module is None:
                 return set()  # parameters of something unnamed: not known
             modules.add(module)
             continue
-        stack.extend(node.children)
+        stack.extend(ast.iter_child_nodes(node))
     return modules
 
 
-def _alias_root(value: cst.BaseExpression) -> str | None:
+def _alias_root(value: ast.expr) -> str | None:
     """``global_model`` for ``global_model``, ``self.model`` or ``nets[i]``: what a plain
     reference names (not a call's result: ``copy.deepcopy(m)`` is another module)."""
-    while isinstance(value, (cst.Attribute, cst.Subscript)):
+    while isinstance(value, (ast.Attribute, ast.Subscript)):
         value = value.value
-    return value.value if isinstance(value, cst.Name) else None
+    return _dotted(value) if isinstance(value, (ast.Name, ast.Constant)) else None
 
 
-def _holder(target: cst.BaseExpression) -> tuple[str, str] | None:
-    """Where a stored value lives on: a name, or a dotted attribute; items count as their container."""
-    target = container_of(target)
-    if isinstance(target, cst.Name):
-        return ("name", target.value)
-    dotted = dotted_name(target)
-    return ("attr", dotted) if dotted else None
+def _dotted(node: ast.expr) -> str | None:
+    """``dotted_name``, where ``True``, ``False`` and ``None`` count as names too (as in LibCST's
+    tree, from which this rule's keys come)."""
+    if isinstance(node, ast.Constant) and (node.value is None or node.value is True or node.value is False):
+        return str(node.value)
+    return dotted_name(node)
 
 
-def _aliasing_comprehension_source(node: cst.DictComp) -> cst.BaseExpression | None:
+def _aliasing_comprehension_source(node: ast.DictComp) -> ast.expr | None:
     """``sd`` of ``{k: v for k, v in sd.items()}`` (also ``v.detach()``, ``v.data``): no copy."""
-    comp = node.for_in
+    if len(node.generators) != 1:
+        return None
+    comp = node.generators[0]
     called = method_call(comp.iter)
-    if comp.inner_for_in is not None or called is None or called[1] != "items":
+    if called is None or called[1] != "items":
         return None
     target = comp.target
-    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(target.elements[1].value, cst.Name)):
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(_unstarred(target.elts[1]), ast.Name)):
         return None
-    value_name = target.elements[1].value.value
+    value_name = _unstarred(target.elts[1]).id
     value = node.value
-    if isinstance(value, cst.Attribute) and value.attr.value == "data":
+    if isinstance(value, ast.Attribute) and value.attr == "data":
         value = value.value
-    elif (inner := method_call(value)) is not None and inner[1] == "detach" and not value.args:
+    elif (inner := method_call(value)) is not None and inner[1] == "detach" and not argument_count(value):
         value = inner[0]
-    if isinstance(value, cst.Name) and value.value == value_name:
+    if isinstance(value, ast.Name) and value.id == value_name:
         return called[0]
     return None
 
 
-def _compares_metrics(test: cst.BaseExpression) -> bool:
+def _compares_metrics(test: ast.expr) -> bool:
     """``if acc > best_acc:``, ``if loss < best and ...:``, ``if is_best:``."""
     stack = [test]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Comparison):
-            if any(isinstance(c.operator, _COMPARISONS) for c in node.comparisons):
+        if isinstance(node, ast.Compare):
+            if any(isinstance(op, _COMPARISONS) for op in node.ops):
                 return True
-        elif isinstance(node, cst.BooleanOperation):
-            stack += [node.left, node.right]
-        elif isinstance(node, cst.UnaryOperation):
-            stack.append(node.expression)
-        elif isinstance(node, (cst.Name, cst.Attribute)):
-            name = node.value if isinstance(node, cst.Name) else node.attr.value
+        elif isinstance(node, ast.BoolOp):
+            stack += node.values
+        elif isinstance(node, ast.UnaryOp):
+            stack.append(node.operand)
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            name = node.id if isinstance(node, ast.Name) else node.attr
             if any(flag in name.lower() for flag in METRIC_FLAGS):
                 return True
     return False
+
+
+# -- where LibCST's tree has statement lines --------------------------------------------
+
+
+def _is_elif(node: ast.If) -> bool:
+    """``elif``: LibCST nests its ``if`` in no block (``else:`` + ``if`` is indented under it)."""
+    orelse = node.orelse
+    return len(orelse) == 1 and isinstance(orelse[0], ast.If) and orelse[0].col_offset == node.col_offset
+
+
+def _on_header(body: list[ast.stmt], node: ast.AST, parts: list) -> bool:
+    """Whether ``body`` follows its header on the header's line (``if x: a = 1``)."""
+    if not body:
+        return False
+    ends = [part.end_lineno for part in parts if part is not None and hasattr(part, "end_lineno")]
+    return body[0].lineno == max([node.lineno, *ends])
+
+
+def _else_suite(node: ast.AST, before: list[ast.stmt], body: list[ast.stmt]) -> bool:
+    """Whether the ``else:``/``finally:`` clause ``body`` sits on its keyword's line: the line
+    right after the clause before it, or (with lines between) not aligned with that block."""
+    if not body or not before:
+        return False
+    first = body[0]
+    if first.lineno == before[-1].end_lineno + 1:
+        return True
+    return first.col_offset >= node.col_offset + 5 and first.col_offset != before[0].col_offset

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+import io
+import tokenize
+from collections.abc import Sequence
 
+from ..analysis.evaluator import argument_count, dotted_name, first_argument, method_call
 from ..analysis.vocabulary import PARAMETER_CONSTRUCTORS, TIED_PARAMETER_ATTRIBUTES
 from ..gates import ParameterRewrapGate
-from ..inference import dotted_name, first_argument, method_call
-from ..cst_rule import CstRule
-from ..rule import WS, Example, Fix, RuleDocs
+from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs
 
 _PARAMETER = PARAMETER_CONSTRUCTORS - {"torch.nn.parameter.Buffer"}
-_MODULE = cst.Module(body=[])
+_FIX_DESCRIPTION = "assign the Parameter itself"
 
 
-class ParameterRewrapTie(CstRule):
+class ParameterRewrapTie(Rule):
     code = "TCP011"
     name = "parameter-rewrap-tie"
     message = (
@@ -104,49 +106,39 @@ class ParameterRewrapTie(CstRule):
         "import torch\nimport torch.nn as nn\ndef f(self):\n    self.weight = torch.zeros(3)\n    self.sub_weight = nn.Parameter(self.weight)\n",
     )
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        # The functions around the node, innermost last: what `_replaced_modules` asks.
-        self._functions: list[cst.FunctionDef] = []
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            target = node.targets[0]
+            code = _Code(self.context.lines).of(target, node, node.value)
+            self._check(node.value, dotted_name(target.value), target.attr, code)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.pop()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        targets = [t.target for t in node.targets if isinstance(t.target, cst.Attribute)]
-        if len(targets) == 1 and len(node.targets) == 1:
-            target = targets[0]
-            self._check(node.value, dotted_name(target.value), target.attr.value, _code(target))
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         called = method_call(node)
-        if called is None or called[1] != "register_parameter" or len(node.args) != 2:
+        if called is None or called[1] != "register_parameter" or argument_count(node) != 2:
             return
-        name = node.args[0].value
-        if isinstance(name, cst.SimpleString) and name.prefix == "":
-            attribute = name.raw_value
-            self._check(node.args[1].value, dotted_name(called[0]), attribute, f"{_code(called[0])}.{attribute}")
+        name, value = _argument_values(node)
+        code = _Code(self.context.lines)
+        attribute = code.plain_string(name)
+        if attribute is not None:
+            self._check(value, dotted_name(called[0]), attribute, f"{code.of(called[0], node.func, node.func)}.{attribute}")
 
-    def _check(self, value: cst.BaseExpression, owner: str | None, attribute: str, target_code: str) -> None:
+    def _check(self, value: ast.expr, owner: str | None, attribute: str, target_code: str) -> None:
         """``<owner>.<attribute> = value``: ``owner`` is the dotted name of the module that
         gets the Parameter (None when it is no plain dotted name)."""
-        if not isinstance(value, cst.Call) or self.inference.qualify(value.func) not in _PARAMETER:
+        if not isinstance(value, ast.Call) or self.inference.qualify(value.func) not in _PARAMETER:
             return
         argument = first_argument(value, "data")
         if argument is None:
             return
-        parameter = argument
+        parameter, around = argument, None  # around: the expression whose part it is
         while True:  # X.weight.data, X.weight.detach(): the same storage
-            if isinstance(parameter, cst.Attribute) and parameter.attr.value == "data":
-                parameter = parameter.value
-            elif (called := method_call(parameter)) is not None and called[1] == "detach" and not parameter.args:
-                parameter = called[0]
+            if isinstance(parameter, ast.Attribute) and parameter.attr == "data":
+                parameter, around = parameter.value, parameter
+            elif (called := method_call(parameter)) is not None and called[1] == "detach" and not argument_count(parameter):
+                parameter, around = called[0], parameter.func
             else:
                 break
-        if not isinstance(parameter, cst.Attribute) or parameter.attr.value not in TIED_PARAMETER_ATTRIBUTES:
+        if not isinstance(parameter, ast.Attribute) or parameter.attr not in TIED_PARAMETER_ATTRIBUTES:
             return
         module = dotted_name(parameter.value)
         if module is not None and module == owner:
@@ -155,17 +147,17 @@ class ParameterRewrapTie(CstRule):
             return
         if not self._kept_module(parameter.value):
             return
-        if owner == "self" and isinstance(parameter.value, cst.Name) and parameter.attr.value == attribute \
-                and parameter.value.value in self._replaced_modules():
+        if owner == "self" and isinstance(parameter.value, ast.Name) and parameter.attr == attribute \
+                and parameter.value.id in self._replaced_modules():
             return  # a module built from the one it replaces takes its parameters over
         fix = None
-        if len(value.args) == 1:
-            fix = Fix(
-                replacements=((value, parameter.with_changes(lpar=value.lpar, rpar=value.rpar)),),
-                safe=True,
-                description="assign the Parameter itself",
-            )
-        self.report(value, self.message.format(source=_code(parameter), target=target_code), fix)
+        if argument_count(value) == 1:
+            fix = FixPlan(True, _FIX_DESCRIPTION, _build_unwrap, anchors=(value, parameter))
+        code = _Code(self.context.lines)
+        source = code.of(parameter, around, around) if around is not None else code.in_call(parameter, value)
+        if "\n" in source and self.context.statements:  # inside the call's parentheses: LibCST
+            source = code.dedented(source, self.context.statements[-1])  # writes lines from the block's indentation
+        self.report(value, self.message.format(source=source, target=target_code), fix)
 
     def _replaced_modules(self) -> frozenset[str]:
         """In ``__init__(self, m, ...)``, the parameters ``m`` whose attributes the base class's
@@ -173,39 +165,128 @@ class ParameterRewrapTie(CstRule):
         the new module is built as a copy of ``m``'s configuration, to replace ``m`` (a
         quantised, pruned or wrapped layer), so taking ``m``'s parameters is no tie: ``m`` is
         swapped out of the model."""
-        if not self._functions or self._functions[-1].name.value != "__init__":
+        functions = self.context.functions
+        if not functions or functions[-1].name != "__init__":
             return frozenset()
-        function = self._functions[-1]
-        parameters = {param.name.value for param in function.params.params[1:]}
+        function = functions[-1]
+        parameters = {param.arg for param in function.args.args[1:]}
         replaced: set[str] = set()
-
-        class BaseInitCalls(cst.CSTVisitor):
-            def visit_Call(self, call: cst.Call) -> None:
+        for statement in function.body:
+            for call in ast.walk(statement):
                 called = method_call(call)
                 if called is None or called[1] != "__init__":
-                    return
-                for arg in call.args:
-                    root = arg.value
-                    while isinstance(root, (cst.Attribute, cst.Subscript)):
+                    continue
+                for value in _argument_values(call):
+                    root = value
+                    while isinstance(root, (ast.Attribute, ast.Subscript)):
                         root = root.value
-                    if isinstance(root, cst.Name) and root.value in parameters and root is not arg.value:
-                        replaced.add(root.value)
-
-        function.body.visit(BaseInitCalls())
+                    if isinstance(root, ast.Name) and root.id in parameters and root is not value:
+                        replaced.add(root.id)
         return frozenset(replaced)
 
-    def _kept_module(self, module: cst.BaseExpression) -> bool:
+    def _kept_module(self, module: ast.expr) -> bool:
         """Whether ``module`` (the X of ``X.weight``) is a module that lives on: an attribute
         or item of something, a parameter, a global; not a call's result, nor a name bound
         to one here (a module the function made, which it may throw away)."""
         root = module
-        while isinstance(root, (cst.Attribute, cst.Subscript)):
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
-        if not isinstance(root, cst.Name):
+        if not isinstance(root, ast.Name):
             return False
-        binding = self.inference.binding(root.value)
-        return binding is None or not isinstance(binding.value, cst.Call)
+        binding = self.inference.binding(root.id)
+        return binding is None or not isinstance(binding.value, ast.Call)
 
 
-def _code(node: cst.CSTNode) -> str:
-    return _MODULE.code_for_node(node)
+def _build_unwrap(site: FixSite) -> Fix:
+    """``nn.Parameter(X.weight)`` -> ``X.weight``, keeping the call's own parentheses."""
+    value, parameter = site.nodes
+    return Fix(
+        replacements=((value, parameter.with_changes(lpar=value.lpar, rpar=value.rpar)),),
+        safe=True,
+        description=_FIX_DESCRIPTION,
+    )
+
+
+def _argument_values(call: ast.Call) -> list[ast.expr]:
+    """The values of a call's arguments in source order, positional, keyword and starred
+    alike (``*xs`` gives ``xs``)."""
+    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    if call.keywords and call.args:
+        arguments.sort(key=lambda argument: (argument.lineno, argument.col_offset))
+    return [argument.value if isinstance(argument, (ast.Starred, ast.keyword)) else argument for argument in arguments]
+
+
+class _Code:
+    """The source text of nodes, as the message quotes it: a node with its own parentheses
+    (``ast`` leaves them out of its span). Without the source lines, ``ast.unparse``."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+
+    def _offset(self, line: int, byte_column: int) -> int:
+        text = self.lines[line - 1]
+        column = byte_column if text.isascii() else len(text.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+        return sum(len(self.lines[i]) + 1 for i in range(line - 1)) + column
+
+    def _span(self, node: ast.AST) -> tuple[int, int]:
+        return self._offset(node.lineno, node.col_offset), self._offset(node.end_lineno, node.end_col_offset)
+
+    def of(self, node: ast.expr, outer: ast.AST, limit: ast.AST) -> str:
+        """``node``'s text, with the parentheses around it inside ``outer`` (from its start)
+        up to where ``limit`` starts (or, when ``limit`` is ``outer``, ends)."""
+        if not self.lines:
+            return ast.unparse(node)
+        low = self._offset(outer.lineno, outer.col_offset)
+        high = self._span(limit)[1 if limit is outer else 0]
+        return self._parenthesised(node, low, high)
+
+    def in_call(self, node: ast.expr, call: ast.Call) -> str:
+        """The text of ``node``, an argument of ``call``, with its own parentheses (not the call's)."""
+        if not self.lines:
+            return ast.unparse(node)
+        text = "\n".join(self.lines)
+        low = text.index("(", self._span(call.func)[1]) + 1
+        return self._parenthesised(node, low, self._span(call)[1] - 1)
+
+    def _parenthesised(self, node: ast.expr, low: int, high: int) -> str:
+        text = "\n".join(self.lines)
+        start, end = self._span(node)
+        while True:
+            before, after = start - 1, end
+            while before >= low and text[before] in " \t\f\\\n":
+                before -= 1
+            while after < high and text[after] in " \t\f\\\n":
+                after += 1
+            if before >= low and after < high and text[before] == "(" and text[after] == ")":
+                start, end = before, after + 1
+            else:
+                return text[start:end]
+
+    def dedented(self, text: str, statement: ast.stmt) -> str:
+        """``text`` (code inside parentheses) with the indentation of the block that holds
+        ``statement`` taken off its continuation lines."""
+        first = self.lines[statement.lineno - 1]
+        indent = first[: len(first) - len(first.lstrip(" \t\f"))]
+        if not indent:
+            return text
+        head, *rest = text.split("\n")
+        return "\n".join([head, *(line[len(indent):] if line.startswith(indent) else line for line in rest)])
+
+    def plain_string(self, node: ast.expr) -> str | None:
+        """The text between the quotes of a string literal with no prefix (``"weight"``), as
+        written; None for anything else (``r"w"``, ``"a" "b"``, ``f"..."``)."""
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or node.kind is not None:
+            return None
+        if not self.lines:
+            return node.value
+        start, end = self._span(node)
+        literal = "\n".join(self.lines)[start:end]
+        try:
+            tokens = [t for t in tokenize.generate_tokens(io.StringIO(literal).readline)
+                      if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)]
+        except (tokenize.TokenError, SyntaxError):
+            return None
+        if len(tokens) != 1 or tokens[0].type != tokenize.STRING or literal[:1] not in ("'", '"'):
+            return None
+        quotes = 3 if literal[:3] in ("'''", '"""') else 1
+        return literal[quotes:-quotes]
