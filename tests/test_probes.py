@@ -63,6 +63,59 @@ def given(layer, depth):
 """, [(21, 32, "TCP012"), (22, 33, "TCP012"), (24, 32, "TCP012"), (25, 32, "TCP012"), (26, 18, "TCP012"),
       (29, 32, "TCP012")]),
 }
+# TCP008's optimizer state: a kept optimizer.state_dict() that a later step() changes.
+PROBES["TCP008"] = ("""\
+import copy
+
+import torch
+
+
+def best_optimizer(model, optimizer, batches, evaluate):
+    best_loss, best_opt = float("inf"), None
+    for x, y in batches:
+        model(x).sum().backward()
+        optimizer.step()
+        val = evaluate(model)
+        if val < best_loss:
+            best_loss, best_opt = val, optimizer.state_dict()  # flagged
+    optimizer.load_state_dict(best_opt)
+
+
+def both(model, optimizer, batches, evaluate):
+    best = None
+    for x, y in batches:
+        model(x).sum().backward()
+        optimizer.step()
+        if evaluate(model) > 0.9:
+            best = (model.state_dict(), optimizer.state_dict())  # flagged
+    return best
+
+
+def saved_at_once(model, optimizer, batches, path):
+    for x, y in batches:
+        model(x).sum().backward()
+        optimizer.step()
+        state = optimizer.state_dict()
+        torch.save(state, path)
+
+
+def deep_copied(model, optimizer, batches, evaluate):
+    best = None
+    for x, y in batches:
+        model(x).sum().backward()
+        optimizer.step()
+        if evaluate(model) > 0.9:
+            best = copy.deepcopy(optimizer.state_dict())
+    return best
+
+
+def used_before_the_next_step(model, optimizer, batches, log):
+    for x, y in batches:
+        model(x).sum().backward()
+        optimizer.step()
+        state = optimizer.state_dict()
+        log(len(state["state"]))
+""", [(13, 40, "TCP008"), (23, 21, "TCP008")])
 PARAMS = [pytest.param(code, id=code) for code in PROBES]
 
 

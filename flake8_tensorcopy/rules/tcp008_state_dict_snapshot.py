@@ -155,7 +155,7 @@ class StateDictSnapshot(Rule):
             "        model(x).sum().backward()\n        opt.step()\n        if acc() > 0.5:\n"
             "            best = {'model': model.state_dict(), 'opt': opt.state_dict()}\n"
             "    return best\n",
-            [(7, 30), (7, 57)],
+            [(7, 30)], "the live parameters and the optimizer's state",
         ),
         Example(  # evolution strategies: perturb, evaluate, restore (restores nothing)
             "def f(net, noise, evaluate):\n    old = net.state_dict()\n"
@@ -207,8 +207,27 @@ class StateDictSnapshot(Rule):
             "    assert all(torch.equal(v, after[k]) for k, v in before.items())\n",
             [(3, 14)],
         ),
+        # An optimizer's state: its exp_avg and momentum buffers move with every step.
+        Example(
+            "def f(model, optimizer, data, score):\n    best = None\n    for x in data:\n"
+            "        model(x).sum().backward()\n        optimizer.step()\n        if score() > 0.9:\n"
+            "            best = optimizer.state_dict()\n    return best\n",
+            [(7, 20)], "optimizer.state_dict() holds the optimizer's live state tensors",
+        ),
+        # A model's and an optimizer's on one line: one finding, whose fix copies both.
+        Example(
+            "def f(model, opt, data, score):\n    best = None\n    for x in data:\n"
+            "        model(x).sum().backward()\n        opt.step()\n        if score() > 0.9:\n"
+            "            best = (model.state_dict(), opt.state_dict())\n    return best\n",
+            [(7, 21)], "the live parameters and the optimizer's state",
+        ),
     )
     clean = (
+        "import torch\ndef f(model, optimizer, data, path):\n    for x in data:\n        model(x).sum().backward()\n"
+        "        optimizer.step()\n        state = optimizer.state_dict()\n        torch.save(state, path)\n",
+        "import copy\ndef f(model, optimizer, data, score):\n    best = None\n    for x in data:\n"
+        "        model(x).sum().backward()\n        optimizer.step()\n        if score() > 0.9:\n"
+        "            best = copy.deepcopy(optimizer.state_dict())\n    return best\n",
         "import copy, torch\ndef check(model, x):\n    before = copy.deepcopy(model.state_dict())\n    model(x)\n"
         "    after = model.state_dict()\n    assert all(torch.equal(v, after[k]) for k, v in before.items())\n",
         "def check(model, x):\n    before = model.state_dict()\n    before = {k: v.clone() for k, v in before.items()}\n"
@@ -650,35 +669,38 @@ class StateDictSnapshot(Rule):
 
     # -- judgement at the end of the function ---------------------------------------
     def _judge(self, frame: _Frame) -> None:
+        stale = [candidate for candidate in frame.candidates if self._stale(frame, candidate)]
+        by_line: dict[int, list[_Candidate]] = {}
+        for candidate in stale:
+            by_line.setdefault(candidate.value.lineno, []).append(candidate)
+        for together in by_line.values():  # one finding per line, whose fix copies each snapshot
+            values = tuple(candidate.value for candidate in together)
+            compared = any(_compared_with_later(frame, candidate) for candidate in together)
+            self.report(values[0], _message(together, compared), fix=self._fix(*values))
+
+    def _stale(self, frame: _Frame, candidate: _Candidate) -> bool:
+        """Whether the snapshot ``candidate`` is kept while what it aliases moves on."""
         trained = _trained_modules(frame)
-        for candidate in frame.candidates:
-            if candidate.holder[0] == "name" and candidate.holder[1] in frame.written_through:
-                continue  # written into: the function uses it to change the weights, not to keep them
-            if frame.constructor and not frame.training and _is_optimizer(candidate.module):
-                continue  # an optimizer's state taken as it is handed over: empty, it aliases nothing
-            if _compared_with_later(frame, candidate):
-                self.report(candidate.value, _COMPARED, fix=self._fix(candidate.value))
-                continue
-            if self._restored_elsewhere(candidate):
-                self.report(candidate.value, fix=self._fix(candidate.value))
-                continue
-            # Training moves this snapshot's module (it may, unless this function builds
-            # every optimizer it steps, on other modules).
-            trains = frame.training and (trained is None or _related(frame, candidate.module, trained))
-            if candidate.loop is None and not candidate.in_branch:
-                if self._read_after_moving(frame, candidate, trained):
-                    self.report(candidate.value, fix=self._fix(candidate.value))
-                continue
-            kind, key = candidate.holder
-            loaded = any(k == key and p > candidate.position for k, p in frame.loaded)
-            if kind == "attr":
-                stale = trains or loaded
-            else:
-                reads = frame.reads.get(key, [])
-                loads = [p for k, p in frame.loaded if k == key]
-                stale = self._moved_on(frame, candidate, reads) and (trains or self._moved_on(frame, candidate, loads))
-            if stale:
-                self.report(candidate.value, fix=self._fix(candidate.value))
+        if candidate.holder[0] == "name" and candidate.holder[1] in frame.written_through:
+            return False  # written into: the function uses it to change the weights, not to keep them
+        if frame.constructor and not frame.training and _is_optimizer(candidate.module):
+            return False  # an optimizer's state taken as it is handed over: empty, it aliases nothing
+        if _compared_with_later(frame, candidate) or self._restored_elsewhere(candidate):
+            return True
+        # Training moves this snapshot's module (it may, unless this function builds
+        # every optimizer it steps, on other modules).
+        trains = frame.training and (trained is None or _related(frame, candidate.module, trained))
+        if candidate.loop is None and not candidate.in_branch:
+            return self._read_after_moving(frame, candidate, trained)
+        kind, key = candidate.holder
+        loaded = any(k == key and p > candidate.position for k, p in frame.loaded)
+        if kind == "attr":
+            stale = trains or loaded
+        else:
+            reads = frame.reads.get(key, [])
+            loads = [p for k, p in frame.loaded if k == key]
+            stale = self._moved_on(frame, candidate, reads) and (trains or self._moved_on(frame, candidate, loads))
+        return stale
 
     def _restored_elsewhere(self, candidate: _Candidate) -> bool:
         """``self.best = model.state_dict()`` in an early-stopping helper, loaded back by a
@@ -717,8 +739,8 @@ class StateDictSnapshot(Rule):
         later = frame.reads.get(key, []) + [p for k, p in frame.loaded if k == key]
         return any(p > moved[0] and self._still_bound(frame, key, candidate.position, p) for p in later)
 
-    def _fix(self, value: ast.expr) -> FixPlan:
-        """Wrap ``value`` in ``copy.deepcopy(...)``: how this file spells it is known now."""
+    def _fix(self, *values: ast.expr) -> FixPlan:
+        """Wrap each of ``values`` in ``copy.deepcopy(...)``: how this file spells it is known now."""
         aliases = self.context.imports.aliases.items()
         local = next((name for name, full in aliases if full == "copy.deepcopy"), None)
         if local is not None:
@@ -726,24 +748,26 @@ class StateDictSnapshot(Rule):
         else:
             module, needs_import = module_reference(self.context, "copy")
             data = (None, module, needs_import)
-        return FixPlan(False, _FIX_DESCRIPTION, _build_deepcopy, anchors=(value,), data=data)
+        return FixPlan(False, _FIX_DESCRIPTION, _build_deepcopy, anchors=values, data=data)
 
 
 _FIX_DESCRIPTION = "keep a deep copy of the state_dict"
 
 
 def _build_deepcopy(site: FixSite) -> Fix:
-    """``copy.deepcopy(<value>)`` (or the file's own name for ``deepcopy``), the value's
-    parentheses kept outside."""
-    (value,) = site.nodes
+    """``copy.deepcopy(<value>)`` (or the file's own name for ``deepcopy``) of each value, the
+    value's parentheses kept outside."""
     local, module, needs_import = site.data
-    if local is not None:
-        func: cst.BaseExpression = cst.Name(local)
-    else:
-        func = cst.Attribute(value=cst.Name(module), attr=cst.Name("deepcopy"))
-    wrapped = cst.Call(func=func, args=[cst.Arg(value.with_changes(lpar=[], rpar=[]))])
+    replacements = []
+    for value in site.nodes:
+        if local is not None:
+            func: cst.BaseExpression = cst.Name(local)
+        else:
+            func = cst.Attribute(value=cst.Name(module), attr=cst.Name("deepcopy"))
+        wrapped = cst.Call(func=func, args=[cst.Arg(value.with_changes(lpar=[], rpar=[]))])
+        replacements.append((value, wrapped.with_changes(lpar=value.lpar, rpar=value.rpar)))
     return Fix(
-        replacements=((value, wrapped.with_changes(lpar=value.lpar, rpar=value.rpar)),),
+        replacements=tuple(replacements),
         safe=False,
         description=_FIX_DESCRIPTION,
         needs_import=needs_import,
@@ -825,6 +849,29 @@ def _related(frame: _Frame, module: str | None, modules: frozenset[str]) -> bool
         if root in frame.sources.get(_root(other), ()) or _root(other) in frame.sources.get(root, ()):
             return True
     return False
+
+
+def _message(together: list[_Candidate], compared: bool) -> str | None:
+    """The finding's message: the model's (None: the rule's own), an optimizer's, or both's."""
+    optimizers = [c for c in together if _is_optimizer(c.module)]
+    if compared:
+        return _COMPARED
+    if not optimizers:
+        return None
+    if len(optimizers) < len(together):
+        return _BOTH
+    return _OPTIMIZER.format(optimizer=optimizers[0].module or "optimizer")
+
+
+_OPTIMIZER = (
+    "{optimizer}.state_dict() holds the optimizer's live state tensors (exp_avg, momentum buffers, "
+    "step counts): this snapshot changes with every step(), so restoring it restores the latest "
+    "state; keep copy.deepcopy({optimizer}.state_dict())"
+)
+_BOTH = (
+    "state_dict() tensors share memory with the live parameters and the optimizer's state: these "
+    "snapshots change as training goes on; keep copy.deepcopy(...) of each"
+)
 
 
 def _is_optimizer(module: str | None) -> bool:
