@@ -1192,6 +1192,33 @@ def test_shapes_blind_candidates_no_plugin_writes_the_blind_files_only(
         acc_shapes.corpus_files.app_corpus_path(tmp_path / "cache", pins).name]
 
 
+def test_shapes_candidates_repos_and_rules_rescan_only_those(tiny_mirror, restore_paths, monkeypatch, tmp_path):
+    root, repo, _ = tiny_mirror
+    pins, candidates, labels = tmp_path / "pins.csv", tmp_path / "cands.csv", tmp_path / "labs.csv"
+    monkeypatch.setattr(acc_corpus, "BLIND_REPOS_CSV", pins)
+    monkeypatch.setattr(acc_labels, "BLIND_CANDIDATES_CSV", candidates)
+    monkeypatch.setattr(acc_labels, "BLIND_LABELS_CSV", labels)
+    monkeypatch.setattr(acc_shapes.corpus_files, "app_corpus_dir", lambda cache, pins: tmp_path / "export")
+    acc_corpus.write_repos([repo], pins)
+    other = Candidate("p/q", COMMIT_A, "b.py", 7, "TCP001", "found", "")  # another repository's row: kept
+    stale = Candidate("o/r", repo.commit, "gone.py", 1, "TCP009", "", "")  # a rescanned repository's: replaced
+    acc_labels.write_candidates([other, stale], candidates)
+    listed = tmp_path / "new.txt"
+    listed.write_text("# the new ones\no/r\n")
+    scan = ["--mirrors", str(root), "--jobs", "1", "--blind", "candidates", "--no-plugin", "--repos", str(listed)]
+    assert acc_shapes.main([*scan, "--rules", "TCP003,TCP009"]) == 0
+    assert acc_labels.read_candidates(candidates) == [other]  # a.py's TCP005 row is not among the rules
+    assert acc_shapes.main([*scan, "--rules", "TCP005"]) == 0
+    assert acc_labels.read_candidates(candidates) == [
+        Candidate("o/r", repo.commit, "a.py", 2, "TCP005", "", "literal"), other]
+    assert acc_shapes.main(scan) == 0  # without --rules: every shape of the listed repositories
+    assert len(acc_labels.read_candidates(candidates)) == 2
+    with pytest.raises(SystemExit):
+        acc_shapes.main(["--blind", "candidates", "--rules", "TCP005"])  # --rules alone would drop rows elsewhere
+    with pytest.raises(SystemExit):
+        acc_shapes.main([*scan, "--rules", "TCP099"])
+
+
 def test_score_blind_scores_the_blind_labels(restore_paths, monkeypatch, capsys, tmp_path):
     labels = tmp_path / "labs.csv"
     monkeypatch.setattr(acc_labels, "BLIND_LABELS_CSV", labels)

@@ -7,6 +7,8 @@ imports the plugin: the shapes must not inherit the plugin's blind spots.
 
     python3 bench/accuracy/shapes.py candidates     # writes candidates.csv, refreshes labels.csv's auto rows
     python3 bench/accuracy/shapes.py --blind candidates --no-plugin   # the blind set's, before any plugin run
+    python3 bench/accuracy/shapes.py --blind candidates --no-plugin --repos NEW.txt --rules TCP003,TCP005
+                                      # only the repositories in NEW.txt, only those shapes; other rows kept
 
 `candidates` also runs the plugin on every file and adds a `finding-only` row for each
 finding that no shape row of its code covers (those are shapes this module missed).
@@ -766,11 +768,15 @@ def _candidates(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE, corpus.REPOS_CSV)
     rows: list[labels.Candidate] = []
+    if args.repos:  # rescan only these; the other repositories' rows stay as they are
+        names = read_names(args.repos)
+        mirrors = [mirror for mirror in mirrors if mirror.repo.name in names]
+        rows = [row for row in labels.read_candidates() if row.repo not in names]
     skipped = []
     with Pool(args.jobs) as pool:
         rows_of = partial(file_rows, plugin=args.plugin)
         for file_candidates, reason in pool.imap(rows_of, corpus_jobs(mirrors, exported), chunksize=8):
-            rows += file_candidates
+            rows += [row for row in file_candidates if not args.rules or row.shape in args.rules]
             if reason:
                 skipped.append(reason)
     labels.write_candidates(rows)
@@ -778,6 +784,20 @@ def _candidates(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     _summarise(rows, skipped, added, elapsed)
     return 0
+
+
+def read_names(path: str) -> set[str]:
+    """owner/name lines of a file (blank lines and # comments skipped)."""
+    lines = Path(path).read_text().splitlines()
+    return {line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()}
+
+
+def rule_list(value: str) -> set[str]:
+    codes = {code.strip() for code in value.split(",") if code.strip()}
+    unknown = codes - set(labels.CODES)
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown rule codes: {', '.join(sorted(unknown))}")
+    return codes
 
 
 def _summarise(rows: list[labels.Candidate], skipped: list[str], added: int, elapsed: float) -> None:
@@ -805,8 +825,14 @@ def main(argv: list[str] | None = None) -> int:
     scan = commands.add_parser("candidates", help="scan the corpus, write candidates.csv")
     scan.add_argument("--no-plugin", dest="plugin", action="store_false",
                       help="do not run the plugin: no verdict and no finding-only rows, for labelling blind")
+    scan.add_argument("--repos", metavar="FILE",
+                      help="rescan only the repositories listed in FILE (owner/name lines); keep the others' rows")
+    scan.add_argument("--rules", type=rule_list, metavar="CODES",
+                      help="with --repos: keep only these shapes' rows (TCP003,TCP005) for the rescanned repositories")
     scan.set_defaults(run=_candidates)
     args = parser.parse_args(argv)
+    if getattr(args, "rules", None) and not args.repos:
+        parser.error("--rules needs --repos: the other repositories' rows would lose those shapes")
     if args.blind:
         labels.use_blind_set()
     return args.run(args)
