@@ -1231,3 +1231,28 @@ def test_committed_blind_set_is_consistent_and_apart_from_the_development_corpus
     # Every statement the plugin reported for a measured rule was labelled.
     judged = {label.key for label in labels}
     assert all(row.key in judged for row in candidates if row.plugin and row.shape not in ("TCP006", "TCP010"))
+
+
+def test_a_scan_limited_to_repositories_and_rules_keeps_every_other_row():
+    Candidate = acc_labels.Candidate
+    old = [
+        Candidate("o/a", COMMIT_A, "a.py", 3, "TCP001", "found", ""),
+        Candidate("o/b", COMMIT_A, "b.py", 5, "TCP001", "found", ""),
+        Candidate("o/b", COMMIT_A, "b.py", 9, "TCP012", "found", ""),
+    ]
+    scanned = [
+        Candidate("o/a", COMMIT_A, "a.py", 3, "TCP001", "", ""),
+        Candidate("o/b", COMMIT_A, "b.py", 5, "TCP001", "", ""),
+        Candidate("o/b", COMMIT_A, "b.py", 7, "TCP012", "", ""),
+    ]
+    merged = acc_shapes.kept_and_rescanned(old, scanned, {"o/b"}, {"TCP012"})
+    assert sorted(merged) == sorted([old[0], old[1], scanned[2]])  # o/b's TCP012 rows replaced, nothing else
+    assert sorted(acc_shapes.kept_and_rescanned(old, scanned, {"o/b"}, set())) == sorted([old[0], *scanned[1:]])
+    assert sorted(acc_shapes.kept_and_rescanned(old, scanned, set(), {"TCP001"})) == sorted([old[2], *scanned[:2]])
+    assert acc_shapes.kept_and_rescanned(old, scanned, set(), set()) == scanned
+
+
+def test_candidates_refuses_a_repository_not_in_the_pin_list(monkeypatch, capsys):
+    monkeypatch.setattr(acc_corpus, "load_repos", lambda path=None: [Repo("o/r", COMMIT_A, "rl", 1, 1)])
+    assert acc_shapes.main(["candidates", "--no-plugin", "--repos", "o/r", "o/x", "--rules", "TCP012"]) == 1
+    assert "o/x" in capsys.readouterr().err

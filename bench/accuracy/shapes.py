@@ -759,7 +759,15 @@ def corpus_jobs(mirrors: list[corpus.Mirror], exported: Path) -> Iterator[tuple[
 
 def _candidates(args: argparse.Namespace) -> int:
     root = corpus.mirrors_root(args.mirrors)
-    mirrors, missing = corpus.open_corpus(corpus.load_repos(), root)
+    repos = corpus.load_repos()
+    chosen = set(args.repos or [])
+    unknown = sorted(chosen - {repo.name for repo in repos})
+    if unknown:
+        print(f"not in {corpus.REPOS_CSV.name}: {', '.join(unknown)}", file=sys.stderr)
+        return 1
+    if chosen:
+        repos = [repo for repo in repos if repo.name in chosen]
+    mirrors, missing = corpus.open_corpus(repos, root)
     if missing:
         print(corpus.missing_message(missing, root), file=sys.stderr)
         return 1
@@ -773,11 +781,25 @@ def _candidates(args: argparse.Namespace) -> int:
             rows += file_candidates
             if reason:
                 skipped.append(reason)
+    rows = kept_and_rescanned(labels.read_candidates() if labels.CANDIDATES_CSV.exists() else [], rows,
+                              chosen, set(args.rules or []))
     labels.write_candidates(rows)
     added = labels.refresh_auto_labels(rows)
     elapsed = time.perf_counter() - started
     _summarise(rows, skipped, added, elapsed)
     return 0
+
+
+def kept_and_rescanned(old: list[labels.Candidate], scanned: list[labels.Candidate],
+                       repos: set[str], rules: set[str]) -> list[labels.Candidate]:
+    """The candidate rows after a scan limited to ``repos`` and/or ``rules`` (empty: all): the
+    scanned rows of those repositories and shapes replace theirs; every other row is kept as it
+    was (its plugin column too), so a partial scan never touches rows that others labelled."""
+    def chosen(row: labels.Candidate) -> bool:
+        return (not repos or row.repo in repos) and (not rules or row.shape in rules)
+    if not repos and not rules:
+        return scanned
+    return [row for row in old if not chosen(row)] + [row for row in scanned if chosen(row)]
 
 
 def _summarise(rows: list[labels.Candidate], skipped: list[str], added: int, elapsed: float) -> None:
@@ -805,6 +827,10 @@ def main(argv: list[str] | None = None) -> int:
     scan = commands.add_parser("candidates", help="scan the corpus, write candidates.csv")
     scan.add_argument("--no-plugin", dest="plugin", action="store_false",
                       help="do not run the plugin: no verdict and no finding-only rows, for labelling blind")
+    scan.add_argument("--repos", nargs="+", metavar="OWNER/NAME",
+                      help="scan only these repositories; the other rows stay as they are")
+    scan.add_argument("--rules", nargs="+", metavar="TCPnnn",
+                      help="write only these shapes' rows; the other rows stay as they are")
     scan.set_defaults(run=_candidates)
     args = parser.parse_args(argv)
     if args.blind:
