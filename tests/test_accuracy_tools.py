@@ -1258,3 +1258,5 @@ def test_committed_blind_set_is_consistent_and_apart_from_the_development_corpus
     # Every statement the plugin reported for a measured rule was labelled.
     judged = {label.key for label in labels}
     assert all(row.key in judged for row in candidates if row.plugin and row.shape not in ("TCP006", "TCP010"))
+
+
