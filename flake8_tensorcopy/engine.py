@@ -305,15 +305,13 @@ def _collector_paused() -> contextlib.AbstractContextManager[None]:
 
 
 def walk_rules(
-    tree: ast.AST, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = "",
-    lines: Sequence[str] = (),
+    tree: ast.AST, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = "", source: str | None = None
 ) -> list[Report]:
     """Run every ``ast`` rule over ``tree`` in one walk; ``summary`` is that of the whole
-    file, ``scope`` the qualified name of the scope ``tree`` was cut from, ``lines`` those of
-    the source ``tree`` was parsed from. The reports hold ``ast`` nodes and, where a fix is
-    possible, its :class:`FixPlan`."""
-    context = AstContext(summary, scope)
-    context.lines = lines
+    file, ``scope`` the qualified name of the scope ``tree`` was cut from, ``source`` the
+    text ``tree`` was parsed from (rules quote code as written). The reports hold ``ast``
+    nodes and, where a fix is possible, its :class:`FixPlan`."""
+    context = AstContext(summary, scope, source)
     context.codes = frozenset(rule.code for rule in rules)
     analysers = dict.fromkeys(rule.analyser() for rule in rules)  # one visitor for the codes it reports
     visitors = [ScopeOpener(context), *(analyser(context) for analyser in analysers), ScopeCloser(context)]
@@ -336,7 +334,7 @@ def analyse_module(
     if ast_rules:
         text = module.code if text is None else text
         tree = _parse_part(text)
-        reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope, text.split("\n")))
+        reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope, text))
     if cst_rules:
         reports += cst_engine.analyse_module(module, summary, cst_rules, scope)
     return reports
@@ -459,8 +457,9 @@ def _lint_ast(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
     tree = _parse_part(chunk)
-    lines = chunk.split("\n")
-    reports = walk_rules(tree, summary, rules, scope, lines)
+    lines = chunk.split("
+")
+    reports = walk_rules(tree, summary, rules, scope, chunk)
     if not reports:
         return []
     findings = []

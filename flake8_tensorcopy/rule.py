@@ -130,10 +130,12 @@ class Example:
 class AstContext:
     """Shared by all rules of one walk."""
 
-    def __init__(self, summary: ModuleSummary, scope: str = "") -> None:
+    def __init__(self, summary: ModuleSummary, scope: str = "", source: str | None = None) -> None:
         """``scope``: the qualified name of the scope around the walked code ("" for the
-        module, "Trainer" for a method analysed on its own)."""
+        module, "Trainer" for a method analysed on its own); ``source``: the walked code's
+        text, for a message that quotes it as written (None: not known)."""
         self.summary = summary
+        self.source = source
         self.imports = summary.imports
         self.inference = Inference(summary.imports, summary, scope)
         self.reports: list[Report] = []
@@ -144,7 +146,7 @@ class AstContext:
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.statements: list[ast.stmt] = []  # the enclosing statement that holds no other
         # The walked source's lines, for a message that quotes its code ((): not known).
-        self.lines: Sequence[str] = ()
+        self.lines: Sequence[str] = source.split("\n") if source is not None else ()
         # The codes asked for: a rule that reports several (see ``Rule.reported_by``) drops
         # the others' findings. None: every code.
         self.codes: frozenset[str] | None = None

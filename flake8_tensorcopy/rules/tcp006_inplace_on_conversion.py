@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+import functools
 
-from ..analysis.vocabulary import writes_in_place
-from ..inference import (
-    CONVERSION_METHODS,
-    VIEW_METHODS,
+from ..analysis.evaluator import (
     container_of,
     is_advanced_index,
     is_copying_conversion,
     method_call,
 )
-from ..cst_rule import CstRule
-from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, RuleDocs, call_method, module_reference
+from ..analysis.vocabulary import CONVERSION_METHODS, VIEW_METHODS, writes_in_place
+from ..ast_text import subscript_elements
+from ..lazy_cst import cst
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, module_reference
 
 _VIEWS = VIEW_METHODS - {"detach"}  # an in-place write through .detach() is TCP004's
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
@@ -28,7 +28,7 @@ _DTYPES = {
 _CONVERSION_CALL = rf"\.{WS}(?:{'|'.join(sorted(CONVERSION_METHODS))}){WS}\("
 
 
-class InplaceOnConversion(CstRule):
+class InplaceOnConversion(Rule):
     code = "TCP006"
     name = "inplace-on-conversion"
     message = (
@@ -100,49 +100,54 @@ class InplaceOnConversion(CstRule):
         super().__init__(context)
         # Values bound to a name (by `=`) that are aliasing conversion chains, judged with
         # the bindings of the moment: id(value) -> the conversion nearest to the name.
-        self.aliasing_values: dict[int, cst.Call] = {}
+        self.aliasing_values: dict[int, ast.Call] = {}
         self.parameters: list[set[str]] = [set()]  # of each enclosing function
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = node.params
-        every = (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg)
-        self.parameters.append({p.name.value for p in every if isinstance(p, cst.Param)})
+    @functools.cached_property
+    def lines(self) -> list[str] | None:
+        """The walked text's lines (None: not known)."""
+        return self.context.lines or None
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        arguments = node.args
+        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
+        self.parameters.append({p.arg for p in every if p is not None})
+
+    def leave_FunctionDef(self, node: ast.FunctionDef) -> None:
         self.parameters.pop()
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         called = method_call(node)
         if called and writes_in_place(called[1]):
             self._check(node, called[0])
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            if isinstance(target.target, cst.Subscript) and not _keyed(target.target):
-                self._check(node, target.target.value)
+            if isinstance(target, ast.Subscript) and not _keyed(target, self.lines):
+                self._check(node, target.value)
         self._remember(node.value)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None and isinstance(node.target, cst.Name):
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None and isinstance(node.target, ast.Name):
             self._remember(node.value)
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
         target = node.target
-        if isinstance(target, cst.Subscript) and not _keyed(target):
+        if isinstance(target, ast.Subscript) and not _keyed(target, self.lines):
             self._check(node, target.value)
-        elif isinstance(target, cst.Name):
+        elif isinstance(target, ast.Name):
             self._check(node, target)
 
-    def _remember(self, value: cst.BaseExpression) -> None:
+    def _remember(self, value: ast.expr) -> None:
         conversion = self._aliasing_chain(value)
         if conversion is not None:
             self.aliasing_values[id(value)] = conversion
 
-    def _check(self, node: cst.CSTNode, written: cst.BaseExpression) -> None:
-        if isinstance(written, cst.Name):
-            if written.value.startswith("__"):
+    def _check(self, node: ast.AST, written: ast.expr) -> None:
+        if isinstance(written, ast.Name):
+            if written.id.startswith("__"):
                 return
-            binding = self.inference.binding(written.value)
+            binding = self.inference.binding(written.id)
             if binding is None or binding.value is None or (binding.info and binding.info.fresh):
                 return
             conversion = self.aliasing_values.get(id(binding.value))
@@ -152,17 +157,17 @@ class InplaceOnConversion(CstRule):
             method = method_call(conversion)[1]
             self.report(node, self.message.format(method=method), fix=self._fix(conversion))
 
-    def _aliasing_chain(self, node: cst.BaseExpression) -> cst.Call | None:
+    def _aliasing_chain(self, node: ast.expr) -> ast.Call | None:
         """The conversion nearest to ``node`` when ``node`` may be the converted tensor itself
         (through views and basic indexing) and that tensor can be seen elsewhere."""
         conversion = None
         while True:
-            if isinstance(node, cst.Subscript):
+            if isinstance(node, ast.Subscript):
                 if is_advanced_index(node, self.inference):
                     return None  # a copy
                 if conversion is not None:
                     break  # converting an item of something: batch["image"].to(device)
-                if _keyed(node):
+                if _keyed(node, self.lines):
                     return None  # writing an item of a mapping, not of a tensor
                 node = node.value
                 continue
@@ -182,62 +187,80 @@ class InplaceOnConversion(CstRule):
         if conversion is None:
             return None
         while True:  # views of the root: x.T, x.data, x[:n]
-            if isinstance(node, cst.Attribute) and node.attr.value in _VIEW_ATTRIBUTES:
+            if isinstance(node, ast.Attribute) and node.attr in _VIEW_ATTRIBUTES:
                 node = node.value
-            elif isinstance(node, cst.Subscript) and all(isinstance(e.slice, cst.Slice) for e in node.slice):
+            elif isinstance(node, ast.Subscript) and all(
+                isinstance(e, ast.Slice) for e in subscript_elements(node, self.lines)
+            ):
                 node = node.value
             else:
                 break
         return conversion if self._visible(node) else None
 
-    def _visible(self, root: cst.BaseExpression) -> bool:
+    def _visible(self, root: ast.expr) -> bool:
         """Can something besides this expression see the tensor ``root`` evaluates to?"""
-        if isinstance(root, cst.Attribute):
+        if isinstance(root, ast.Attribute):
             return True  # self.weight, outputs.logits
-        if isinstance(root, cst.Subscript):  # batch["image"], inputs[0]: held by the container
+        if isinstance(root, ast.Subscript):  # batch["image"], inputs[0]: held by the container
             container = container_of(root)  # unless that is a temporary: x.nonzero()[:, 1]
-            return isinstance(container, (cst.Name, cst.Attribute)) or self._visible(container)
-        if not isinstance(root, cst.Name):
+            return isinstance(container, (ast.Name, ast.Attribute)) or self._visible(container)
+        if not isinstance(root, ast.Name):
             return False  # a call result or an arithmetic result: a temporary
-        binding = self.inference.binding(root.value)
+        binding = self.inference.binding(root.id)
         if binding is None:
             return True  # a global, or a name of an enclosing function
         if binding.info and binding.info.fresh:
             return False
         value = binding.value
         if value is None:  # the caller's argument; not a loop variable, nor a merge of branches
-            return root.value in self.parameters[-1]
-        if id(value) in self.aliasing_values or isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+            return root.id in self.parameters[-1]
+        if id(value) in self.aliasing_values or isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
             return True
         return False  # bound to a call's result: nothing else is known to hold it
 
-    def _fix(self, conversion: cst.Call) -> Fix:
-        receiver, name = method_call(conversion)
-        needs_import = None
-        if name == "to":
-            new = conversion.with_changes(args=[*_with_comma(conversion.args), _COPY_TRUE])
-        elif name in ("cpu", "cuda") and not conversion.args:
-            new = call_method(receiver, "to", [cst.Arg(cst.SimpleString(f'"{name}"')), _COPY_TRUE])
-        elif name in _DTYPES and not conversion.args:
-            torch, needs_import = module_reference(self.context)
-            dtype = cst.Attribute(value=cst.Name(torch), attr=cst.Name(_DTYPES[name]))
-            new = call_method(receiver, "to", [cst.Arg(dtype), _COPY_TRUE])
-        else:
-            new = call_method(conversion, "clone")
-        new = new.with_changes(lpar=conversion.lpar, rpar=conversion.rpar)
-        return Fix(
-            replacements=((conversion, new),),
+    def _fix(self, conversion: ast.Call) -> FixPlan:
+        name = method_call(conversion)[1]
+        torch, needs_import = module_reference(self.context)
+        return FixPlan(
             safe=False,
             description=f"make .{name}() always return a copy",
-            needs_import=needs_import,
+            build=_build_fix,
+            anchors=(conversion,),
+            data=(torch, needs_import),
         )
 
 
-_COPY_TRUE = cst.Arg(
-    cst.Name("True"),
-    keyword=cst.Name("copy"),
-    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-)
+def _build_fix(site: FixSite) -> Fix:
+    """The conversion nearest to the write (``site.nodes[0]``) made a copy; ``site.data``:
+    torch's local name and the import it needs (for the dtype shorthands)."""
+    (conversion,) = site.nodes
+    receiver, name = conversion.func.value, conversion.func.attr.value
+    needs_import = None
+    if name == "to":
+        new = conversion.with_changes(args=[*_with_comma(conversion.args), _copy_true()])
+    elif name in ("cpu", "cuda") and not conversion.args:
+        new = call_method(receiver, "to", [cst.Arg(cst.SimpleString(f'"{name}"')), _copy_true()])
+    elif name in _DTYPES and not conversion.args:
+        torch, needs_import = site.data
+        dtype = cst.Attribute(value=cst.Name(torch), attr=cst.Name(_DTYPES[name]))
+        new = call_method(receiver, "to", [cst.Arg(dtype), _copy_true()])
+    else:
+        new = call_method(conversion, "clone")
+    new = new.with_changes(lpar=conversion.lpar, rpar=conversion.rpar)
+    return Fix(
+        replacements=((conversion, new),),
+        safe=False,
+        description=f"make .{name}() always return a copy",
+        needs_import=needs_import,
+    )
+
+
+def _copy_true() -> cst.Arg:
+    return cst.Arg(
+        cst.Name("True"),
+        keyword=cst.Name("copy"),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
 
 
 def _with_comma(args):
@@ -247,10 +270,10 @@ def _with_comma(args):
     return args
 
 
-def _may_alias(call: cst.Call) -> bool:
+def _may_alias(call: ast.Call) -> bool:
     """Does this conversion call return its receiver when nothing needs converting?"""
     receiver, name = method_call(call)
-    if name in ("to", "type") and not call.args:
+    if name in ("to", "type") and not (call.args or call.keywords):
         return False  # .type() returns a string; .to() without arguments is unusual
     if name == "contiguous" and (inner := method_call(receiver)) is not None and inner[1] in _REORDERING:
         return False  # x.permute(...).contiguous() copies (unless the order changed nothing)
@@ -261,9 +284,9 @@ def _may_alias(call: cst.Call) -> bool:
 _REORDERING = frozenset({"permute", "transpose", "t", "swapaxes", "swapdims", "movedim", "moveaxis"})
 
 
-def _keyed(node: cst.Subscript) -> bool:
+def _keyed(node: ast.Subscript, lines: list[str] | None) -> bool:
     """``batch["image"]``: an item of a mapping, not a tensor index."""
     return any(
-        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
-        for e in node.slice
+        isinstance(e, ast.JoinedStr) or (isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)))
+        for e in subscript_elements(node, lines)
     )

@@ -3,29 +3,27 @@
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
-import libcst as cst
-
-from ..analysis.vocabulary import (
-    NUMPY_ARRAY_VIEWS,
-    NUMPY_VIEW_FUNCTIONS,
-    NUMPY_WRITING_FUNCTIONS,
-    NUMPY_WRITING_METHODS,
-)
-from ..gates import NumpyAliasWriteGate
-from ..inference import (
-    CONVERSION_METHODS,
-    VIEW_METHODS,
+from ..analysis.evaluator import (
     bound_names,
     first_argument,
     is_advanced_index,
     is_copying_conversion,
-    keyword_argument,
     method_call,
 )
-from ..cst_rule import CstRule
-from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, RuleDocs, call_method
+from ..analysis.vocabulary import (
+    CONVERSION_METHODS,
+    NUMPY_ARRAY_VIEWS,
+    NUMPY_VIEW_FUNCTIONS,
+    NUMPY_WRITING_FUNCTIONS,
+    NUMPY_WRITING_METHODS,
+    VIEW_METHODS,
+)
+from ..ast_text import cst_code, subscript_elements
+from ..gates import NumpyAliasWriteGate, _array_writes
+from ..rule import INPLACE_SIGNATURE, WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method
 
 # Attributes of a tensor that are views of it.
 _TENSOR_VIEW_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
@@ -45,7 +43,7 @@ _WRITES_ON_PURPOSE = ("in place", "in-place", "inplace", "out-parameter", "outpu
 class _Alias:
     """A name bound to an array that shares memory with the caller's tensor ``root``."""
 
-    numpy: cst.Call  # the `.numpy()` call (the fix makes it `.numpy().copy()`)
+    numpy: ast.Call  # the `.numpy()` call (the fix makes it `.numpy().copy()`)
     root: str  # the tensor, as written: "images", "self.buffer", "batch['image']"
     root_name: str  # the plain name the root starts from ("self", "images")
     through_cpu: bool  # the chain has `.cpu()`/`.to(...)`: a CUDA tensor is copied there
@@ -61,10 +59,10 @@ class _Frame:
     aliases: dict[str, _Alias]
     returned: set[str]  # names the function returns while they hold no alias (tensors)
     # Writes found, reported when the function ends (a later `return t` makes them deliberate).
-    writes: list[tuple[cst.CSTNode, _Alias]]
+    writes: list[tuple[ast.AST, _Alias]]
 
 
-class NumpyAliasWrite(CstRule):
+class NumpyAliasWrite(Rule):
     code = "TCP010"
     name = "numpy-alias-write"
     message = (
@@ -168,43 +166,45 @@ class NumpyAliasWrite(CstRule):
         super().__init__(context)
         self.frames: list[_Frame] = []
 
+    @functools.cached_property
+    def lines(self) -> list[str] | None:
+        """The walked text's lines (None: not known)."""
+        return self.context.lines or None
+
     # -- scopes -------------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = node.params
-        every = (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg)
-        docstring = node.get_docstring(clean=False) or ""
-        visible = {p.name.value for p in every if isinstance(p, cst.Param)}
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        arguments = node.args
+        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
+        docstring = _docstring(node)
+        visible = {p.arg for p in every if p is not None}
         # The qualname, not the facts: asking the summary for them would cost the language server its reuse.
         self.frames.append(_Frame(docstring.lower(), self.inference.qualname, visible, {}, set(), []))
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, node: ast.FunctionDef) -> None:
         frame = self.frames.pop()
         for write, alias in frame.writes:
             if not self._on_purpose(frame, alias) and not self._callers_drop(frame, alias):
                 self._report(write, alias)
 
-    def visit_Return(self, node: cst.Return) -> None:
+    def visit_Return(self, node: ast.Return) -> None:
         if self.frames and node.value is not None:
             frame = self.frames[-1]
             frame.returned.update(name for name in _names_in(node.value) if name not in frame.aliases)
 
     # -- bindings -----------------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Subscript):
-                self._check_write(node, target.target)
-        names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-        unpacked = [n for t in node.targets if isinstance(t.target, (cst.Tuple, cst.List)) for n in bound_names(t.target)]
-        self._bind(names, node.value, others=[n for t in node.targets for n in bound_names(t.target)], unpacked=unpacked)
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._check_writes(node)
+        names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        unpacked = [n for t in node.targets if isinstance(t, (ast.Tuple, ast.List)) for n in bound_names(t)]
+        self._bind(names, node.value, others=[n for t in node.targets for n in bound_names(t)], unpacked=unpacked)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Subscript):
-            if node.value is not None:
-                self._check_write(node, node.target)
-        elif isinstance(node.target, cst.Name) and node.value is not None:
-            self._bind([node.target.value], node.value)
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if isinstance(node.target, ast.Subscript):
+            self._check_writes(node)
+        elif isinstance(node.target, ast.Name) and node.value is not None:
+            self._bind([node.target.id], node.value)
 
-    def visit_For(self, node: cst.For) -> None:
+    def visit_For(self, node: ast.For) -> None:
         if not self.frames:
             return
         frame = self.frames[-1]
@@ -215,10 +215,10 @@ class NumpyAliasWrite(CstRule):
             if self._root_name(iterable) in frame.visible and not _is_grad(iterable):
                 frame.visible.add(name)
 
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self._unbind(list(bound_names(node.target)))
 
-    def _bind(self, names: list[str], value: cst.BaseExpression, others: list[str] = (),
+    def _bind(self, names: list[str], value: ast.expr, others: list[str] = (),
               unpacked: list[str] = ()) -> None:
         """``names = value``: an alias when ``value`` is one, a view of the caller's tensor
         when it is one; anything else ends what the names held. ``unpacked``: the names of
@@ -228,7 +228,7 @@ class NumpyAliasWrite(CstRule):
         frame = self.frames[-1]
         alias = self._alias_of(value)
         view_of_caller = alias is None and self._caller_view(value)
-        held_by_caller = view_of_caller or (isinstance(value, cst.Name) and value.value in frame.visible)
+        held_by_caller = view_of_caller or (isinstance(value, ast.Name) and value.id in frame.visible)
         self._unbind([*names, *others])
         for name in names:
             if alias is not None:
@@ -246,44 +246,36 @@ class NumpyAliasWrite(CstRule):
                 frame.visible.discard(name)
 
     # -- writes -------------------------------------------------------------------
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check_write(node, node.target)
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._check_writes(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        out = keyword_argument(node, "out")
-        if out is not None:
-            for element in out.elements if isinstance(out, (cst.Tuple, cst.List)) else ():
-                self._check_write(node, element.value)
-            self._check_write(node, out)
-        func = node.func
-        called = method_call(node)
-        if called is not None and called[1] in NUMPY_WRITING_METHODS:
-            self._check_write(node, called[0])
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if name in NUMPY_WRITING_FUNCTIONS and node.args and node.args[0].keyword is None:
-            self._check_write(node, node.args[0].value)
+    def visit_Call(self, node: ast.Call) -> None:
+        self._check_writes(node)
 
-    def _check_write(self, node: cst.CSTNode, written: cst.BaseExpression) -> None:
+    def _check_writes(self, node: ast.AST) -> None:
+        """The arrays ``node`` writes into in place (what the gate looks for): ``a *= s``,
+        ``a[i] = v``, ``out=a``, ``a.fill(0)``, ``np.random.shuffle(a)``."""
         if not self.frames:
             return
         frame = self.frames[-1]
-        while isinstance(written, cst.Subscript):
-            written = written.value
-        if not isinstance(written, cst.Name):
-            return
-        alias = frame.aliases.get(written.value)
-        if alias is not None:
-            frame.writes.append((node, alias))
+        for written in _array_writes(node):
+            if isinstance(written, ast.Name) and (alias := frame.aliases.get(written.id)) is not None:
+                frame.writes.append((node, alias))
 
-    def _report(self, node: cst.CSTNode, alias: _Alias) -> None:
+    def _report(self, node: ast.AST, alias: _Alias) -> None:
         device = "; on CUDA .cpu() copies, so there it is harmless" if alias.through_cpu else ""
         message = self.message.format(root=f"`{alias.root}`", device=device)
-        fix = Fix(
-            replacements=((alias.numpy, call_method(alias.numpy, "copy")),),
-            safe=False,
-            description="copy the array: .numpy().copy()",
-        )
+        fix = FixPlan(safe=False, description=_FIX_DESCRIPTION, build=_build_fix, anchors=(alias.numpy,))
         self.report(node, message, fix)
+
+    def _code(self, node: ast.expr) -> str:
+        """``node`` as the source spells it (as LibCST did: see ``ast_text.cst_code``)."""
+        lines = self.lines
+        if lines is None:
+            return ast.unparse(node)
+        statements = self.context.statements
+        line = lines[statements[-1].lineno - 1] if statements else ""
+        return cst_code(lines, node, line[: len(line) - len(line.lstrip())])
 
     @staticmethod
     def _on_purpose(frame: _Frame, alias: _Alias) -> bool:
@@ -303,16 +295,16 @@ class NumpyAliasWrite(CstRule):
         return bool(arguments) and all(_dropped(argument, scope) for argument, scope in arguments)
 
     # -- chains -------------------------------------------------------------------
-    def _alias_of(self, value: cst.BaseExpression) -> _Alias | None:
+    def _alias_of(self, value: ast.expr) -> _Alias | None:
         """The alias ``value`` is: array views of ``<caller's tensor>.<chain>.numpy()``, or of
         a name bound to such an array."""
         node = value
         while True:  # the array side: a[1:], a.transpose(1, 2, 0), a.T, np.transpose(a, ...)
-            if isinstance(node, cst.Subscript):
-                if is_advanced_index(node, self.inference) or _has_array_index(node):
+            if isinstance(node, ast.Subscript):
+                if is_advanced_index(node, self.inference) or _has_array_index(node, self.lines):
                     return None
                 node = node.value
-            elif isinstance(node, cst.Attribute) and node.attr.value in _ARRAY_VIEW_ATTRIBUTES:
+            elif isinstance(node, ast.Attribute) and node.attr in _ARRAY_VIEW_ATTRIBUTES:
                 node = node.value
             elif (viewed := self._numpy_view_of(node)) is not None:
                 node = viewed
@@ -320,21 +312,21 @@ class NumpyAliasWrite(CstRule):
                 node = called[0]
             else:
                 break
-        if isinstance(node, cst.Name):
-            return self.frames[-1].aliases.get(node.value)
+        if isinstance(node, ast.Name):
+            return self.frames[-1].aliases.get(node.id)
         called = method_call(node)
         if called is None or called[1] != "numpy":
             return None
         numpy_call = node
         node, through_cpu = called[0], False
         while True:  # the tensor side: views, basic indexing, aliasing conversions
-            if isinstance(node, cst.Subscript):
+            if isinstance(node, ast.Subscript):
                 if is_advanced_index(node, self.inference):
                     return None
-                if _keyed(node):
+                if _keyed(node, self.lines):
                     break  # batch["image"]: the root is the item
                 node = node.value
-            elif isinstance(node, cst.Attribute) and node.attr.value in _TENSOR_VIEW_ATTRIBUTES:
+            elif isinstance(node, ast.Attribute) and node.attr in _TENSOR_VIEW_ATTRIBUTES:
                 node = node.value
             elif (called := method_call(node)) is not None and called[1] in VIEW_METHODS | CONVERSION_METHODS:
                 if called[1] in CONVERSION_METHODS and (is_copying_conversion(node) or called[1] == "type"):
@@ -345,28 +337,27 @@ class NumpyAliasWrite(CstRule):
                 break
         if _is_grad(node) or self._root_name(node) not in self.frames[-1].visible:
             return None
-        root = _code(node)
-        return _Alias(numpy_call, root, self._root_name(node), through_cpu)
+        return _Alias(numpy_call, self._code(node), self._root_name(node), through_cpu)
 
-    def _numpy_view_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+    def _numpy_view_of(self, node: ast.expr) -> ast.expr | None:
         """``a`` of ``np.transpose(a, (1, 2, 0))``, ``np.asarray(a)``: numpy functions that
         return a view of their argument."""
-        if not isinstance(node, cst.Call):
+        if not isinstance(node, ast.Call):
             return None
         qualified = self.inference.qualify(node.func) or ""
         module, _, function = qualified.rpartition(".")
         return first_argument(node) if module == "numpy" and function in NUMPY_VIEW_FUNCTIONS else None
 
-    def _caller_view(self, value: cst.BaseExpression) -> bool:
+    def _caller_view(self, value: ast.expr) -> bool:
         """``value`` may be the caller's tensor (or container) itself: ``images[i]``,
         ``self.buffer``, ``x.view(-1)``, ``batch['image'].cpu()``."""
         node = value
         while True:
-            if isinstance(node, cst.Subscript):
+            if isinstance(node, ast.Subscript):
                 if is_advanced_index(node, self.inference):
                     return False
                 node = node.value
-            elif isinstance(node, cst.Attribute):
+            elif isinstance(node, ast.Attribute):
                 node = node.value
             elif (called := method_call(node)) is not None and called[1] in VIEW_METHODS | CONVERSION_METHODS:
                 if is_copying_conversion(node):
@@ -374,91 +365,113 @@ class NumpyAliasWrite(CstRule):
                 node = called[0]
             else:
                 break
-        return isinstance(node, cst.Name) and node is not value and node.value in self.frames[-1].visible
+        return isinstance(node, ast.Name) and node is not value and node.id in self.frames[-1].visible
 
     @staticmethod
-    def _root_name(node: cst.BaseExpression) -> str | None:
+    def _root_name(node: ast.expr) -> str | None:
         """The plain name an attribute or item chain starts from: ``self`` of ``self.x[0]``."""
-        while isinstance(node, (cst.Attribute, cst.Subscript)):
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
             node = node.value
-        return node.value if isinstance(node, cst.Name) else None
+        return node.id if isinstance(node, ast.Name) else None
 
 
-def _loop_pairs(target: cst.BaseExpression, iterable: cst.BaseExpression):
+_FIX_DESCRIPTION = "copy the array: .numpy().copy()"
+
+
+def _build_fix(site: FixSite) -> Fix:
+    """The ``.numpy()`` call (``site.nodes[0]``) made ``.numpy().copy()``."""
+    (numpy_call,) = site.nodes
+    return Fix(replacements=((numpy_call, call_method(numpy_call, "copy")),), safe=False, description=_FIX_DESCRIPTION)
+
+
+def _docstring(node: ast.FunctionDef) -> str:
+    """The function's docstring as written (LibCST's ``get_docstring(clean=False)``)."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr):
+        value = body[0].value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value
+    return ""
+
+
+def _unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+def _positional(call: ast.Call) -> ast.expr | None:
+    """The call's first argument when it is a plain positional one (not ``*args``)."""
+    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+
+
+def _loop_pairs(target: ast.expr, iterable: ast.expr):
     """(name, what it iterates) for ``for x in xs``, ``enumerate(xs)``, ``zip(xs, ys)``,
     ``d.values()``, ``d.items()``, and any of these in ``tqdm(...)``."""
     while (wrapped := _progress_bar(iterable)) is not None:
         iterable = wrapped
     called = method_call(iterable)
-    if called is not None and called[1] == "values" and not iterable.args:
+    if called is not None and called[1] == "values" and not (iterable.args or iterable.keywords):
         iterable = called[0]
-    if isinstance(target, cst.Name):
-        yield target.value, iterable
+    if isinstance(target, ast.Name):
+        yield target.id, iterable
         return
-    elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
-    if called is not None and called[1] == "items" and not iterable.args and len(elements) == 2:
+    elements = [_unstarred(e) for e in target.elts] if isinstance(target, (ast.Tuple, ast.List)) else []
+    if called is not None and called[1] == "items" and not (iterable.args or iterable.keywords) and len(elements) == 2:
         yield from _loop_pairs(elements[1], called[0])
         return
-    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)) or not elements:
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)) or not elements:
         return
-    args = [a.value for a in iterable.args if a.keyword is None and not a.star]
-    if iterable.func.value == "enumerate" and len(elements) == 2 and args:
+    args = [a for a in iterable.args if not isinstance(a, ast.Starred)]
+    if iterable.func.id == "enumerate" and len(elements) == 2 and args:
         yield from _loop_pairs(elements[1], args[0])
-    elif iterable.func.value == "zip" and len(elements) == len(args):
+    elif iterable.func.id == "zip" and len(elements) == len(args):
         for element, arg in zip(elements, args):
             yield from _loop_pairs(element, arg)
 
 
-def _progress_bar(node: cst.BaseExpression) -> cst.BaseExpression | None:
+def _progress_bar(node: ast.expr) -> ast.expr | None:
     """``xs`` of ``tqdm(xs, ...)`` (also ``tqdm.tqdm``, ``trange`` is no wrapper)."""
-    if not isinstance(node, cst.Call) or not node.args or node.args[0].keyword is not None or node.args[0].star:
+    if not isinstance(node, ast.Call) or (first := _positional(node)) is None:
         return None
     func = node.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return node.args[0].value if name == "tqdm" else None
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return first if name == "tqdm" else None
 
 
-def _is_grad(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and node.attr.value == "grad"
+def _is_grad(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "grad"
 
 
-def _keyed(node: cst.Subscript) -> bool:
+def _keyed(node: ast.Subscript, lines: list[str] | None) -> bool:
     """``batch["image"]``: an item of a mapping, not a tensor index."""
-    return any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice)
+    return any(
+        isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes)) for e in subscript_elements(node, lines)
+    )
 
 
-def _has_array_index(node: cst.Subscript) -> bool:
+def _has_array_index(node: ast.Subscript, lines: list[str] | None) -> bool:
     """An index that may be an integer array or a mask (``a[idx]`` where ``idx`` is unknown
     copies when it is an array): only slices, integers and names of the loop count as basic."""
-    for element in node.slice:
-        index = element.slice
-        if isinstance(index, cst.Slice):
+    for index in subscript_elements(node, lines):
+        if isinstance(index, ast.Slice):
             continue
-        value = index.value
-        if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):
+        if isinstance(index, ast.Constant) and (type(index.value) in (int, bool) or index.value in (None, ...)):
             continue
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+        if isinstance(index, ast.UnaryOp) and isinstance(index.operand, ast.Constant) \
+                and type(index.operand.value) is int:
             continue
-        if isinstance(value, cst.Name):  # a[i]: an integer, most often (a loop counter)
+        if isinstance(index, ast.Name):  # a[i]: an integer, most often (a loop counter)
             continue
         return True
     return False
 
 
-def _names_in(node: cst.BaseExpression) -> set[str]:
+def _names_in(node: ast.expr) -> set[str]:
     """The plain names a returned expression is made of: ``return t``, ``return a, t``."""
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return {name for element in node.elements for name in _names_in(element.value)}
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return {name for element in node.elts for name in _names_in(_unstarred(element))}
     return set()
-
-
-_MODULE = cst.Module(body=[])
-
-
-def _code(node: cst.CSTNode) -> str:
-    return _MODULE.code_for_node(node)
 
 
 def _dropped(argument: ast.expr, scope: ast.AST) -> bool:
