@@ -457,8 +457,7 @@ def _lint_ast(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
     tree = _parse_part(chunk)
-    lines = chunk.split("
-")
+    lines = chunk.split("\n")
     reports = walk_rules(tree, summary, rules, scope, chunk)
     if not reports:
         return []
