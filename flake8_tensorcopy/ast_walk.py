@@ -80,7 +80,7 @@ class Walker:
             value = getattr(node, field.name, None)
             if type(value) is list:
                 for child in value:
-                    if child is not None:
+                    if isinstance(child, ast.AST):  # not None, nor a name (`global x`)
                         self.walk(child)
             elif value is not None and isinstance(value, ast.AST):
                 self.walk(value)

@@ -293,12 +293,14 @@ def _collector_paused() -> contextlib.AbstractContextManager[None]:
 
 
 def walk_rules(
-    tree: ast.AST, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = ""
+    tree: ast.AST, summary: ModuleSummary, rules: Sequence[type[Rule]], scope: str = "", text: str | None = None
 ) -> list[Report]:
     """Run every ``ast`` rule over ``tree`` in one walk; ``summary`` is that of the whole
-    file, ``scope`` the qualified name of the scope ``tree`` was cut from. The reports
-    hold ``ast`` nodes and, where a fix is possible, its :class:`FixPlan`."""
+    file, ``scope`` the qualified name of the scope ``tree`` was cut from, ``text`` what
+    ``tree`` was parsed from. The reports hold ``ast`` nodes and, where a fix is possible,
+    its :class:`FixPlan`."""
     context = AstContext(summary, scope)
+    context.text = text
     context.codes = frozenset(rule.code for rule in rules)
     analysers = dict.fromkeys(rule.analyser() for rule in rules)  # one visitor for the codes it reports
     visitors = [ScopeOpener(context), *(analyser(context) for analyser in analysers), ScopeCloser(context)]
@@ -321,7 +323,7 @@ def analyse_module(
     if ast_rules:
         text = module.code if text is None else text
         tree = parse_ast(text)
-        reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope))
+        reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope, text))
     if cst_rules:
         reports += cst_engine.analyse_module(module, summary, cst_rules, scope)
     return reports
@@ -435,7 +437,7 @@ def _lint_ast(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
     tree = parse_ast(chunk)
-    reports = walk_rules(tree, summary, rules, scope)
+    reports = walk_rules(tree, summary, rules, scope, chunk)
     if not reports:
         return []
     lines = chunk.split("\n")

@@ -146,6 +146,9 @@ class AstContext:
         # The codes asked for: a rule that reports several (see ``Rule.reported_by``) drops
         # the others' findings. None: every code.
         self.codes: frozenset[str] | None = None
+        # The text the walked tree was parsed from, where the walk was given it: what a rule
+        # quotes of the code in a message (``ast`` keeps no text).
+        self.text: str | None = None
 
 
 def module_reference(context: AstContext, module: str = "torch") -> tuple[str, str | None]:
