@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
-import libcst as cst
-
-from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate
+from ..analysis.evaluator import first_argument, keyword_argument, method_call, positional_arguments, subscript_indices
 from ..analysis.vocabulary import (
-    NOT_TENSOR_NAMES,
     ends_a_step,
     initialiser_name,
     writes_first_argument,
     writes_in_place,
 )
-from ..inference import first_argument, keyword_argument, method_call, subscript_indices
-from ..cst_rule import CstRule
-from ..rule import WS, Example, Fix, RuleDocs, call_method, module_reference
-
-_LITERALS = (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.BaseString, cst.Integer, cst.Float, cst.ListComp, cst.DictComp)
+from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate, _binds_other_array, _is_data
+from ..lazy_cst import cst
+from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, module_reference
 
 @dataclass(frozen=True)
 class _Shape:
@@ -82,9 +78,9 @@ def _own_writer(function: str) -> _Shape:
 class _Write:
     """A finding waiting for the rest of its function: a ``.backward()`` after it makes it TCP001."""
 
-    node: cst.CSTNode
+    node: ast.AST
     shape: _Shape
-    fix: Fix | None
+    fix: FixPlan | None
     where: str  # FRESH, NO_GRAD, INITIALISER or AFTER_STEP as the code before it shows, else ""
     backward_follows: bool = False
 
@@ -99,7 +95,7 @@ class _Frame:
     writes: list[_Write] = field(default_factory=list)
 
 
-class DataMutation(CstRule):
+class DataMutation(Rule):
     code = "TCP001"
     name = "data-mutation"
     message = _INPLACE.message("")
@@ -241,12 +237,11 @@ class DataMutation(CstRule):
     def __init__(self, context) -> None:
         super().__init__(context)
         # Per function frame (a nested def does not run under the `with` around its
-        # definition): what decides the code, the message and the fix; and the statements
-        # around the node.
+        # definition): what decides the code, the message and the fix.
         self._frames = [_Frame()]
-        self._containers: list[cst.SimpleStatementLine | cst.SimpleStatementSuite] = []
+        self._lines: list[bytes] | None = None  # the walked text, when a message first quotes it
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         called = method_call(node)
         if called and ends_a_step(called[1], _last_name(called[0])):
             frame = self._frames[-1]
@@ -282,69 +277,68 @@ class DataMutation(CstRule):
         if out is not None and _is_data(out) and not self._other_data(out):
             self._write(node, _OUT)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "data":
-                if self._evidently_tensor(target.target.value):
+            if isinstance(target, ast.Attribute) and target.attr == "data":
+                if self._evidently_tensor(target.value):
                     self._write(node, _ASSIGN)  # no fix: the intent (copy or alias?) is unknown
                     return
-            elif isinstance(target.target, cst.Subscript) and _through_data(target.target) \
-                    and not self._other_data(target.target):
+            elif isinstance(target, ast.Subscript) and _through_data(target) and not self._other_data(target):
                 fix = None
                 if len(node.targets) == 1:
-                    fix = self._statement_fix(node, target.target, "drop .data from the item assignment")
+                    fix = self._statement_fix(node, target, "drop .data from the item assignment")
                 self._write(node, _INPLACE, fix)
                 return
-            elif isinstance(target.target, cst.Subscript) and (data := self._tensor_data_alias(target.target)):
-                self._report_alias(node, target.target, data)  # W = m.weight.data; W[mask] = 0
+            elif isinstance(target, ast.Subscript) and (data := self._tensor_data_alias(target)):
+                self._report_alias(node, target, data)  # W = m.weight.data; W[mask] = 0
                 return
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if _through_data(node.target) and not self._other_data(node.target) and (
-            not isinstance(node.target, cst.Attribute) or self._evidently_tensor(node.target.value)
+            not isinstance(node.target, ast.Attribute) or self._evidently_tensor(node.target.value)
         ):
             self._write(node, _INPLACE, self._augmented_fix(node))
         elif (data := self._tensor_data_alias(node.target)) is not None:
             self._report_alias(node, node.target, data)  # w = p.data; w -= lr * g
 
-    def _own_writer(self, node: cst.Call) -> str | None:
+    def _own_writer(self, node: ast.Call) -> str | None:
         """``weight_init(m.weight.data)``: the file's own function that writes, in place, the
         parameter that a ``.data`` is passed to (not rebound here)."""
         summary = self.inference.summary
-        if summary is None or not isinstance(node.func, cst.Name) or self.inference.binding(node.func.value):
+        if summary is None or not isinstance(node.func, ast.Name) or self.inference.binding(node.func.id):
             return None
-        positional = [arg.value for arg in node.args if not arg.keyword and not arg.star]
-        written = summary.writes_arguments(node.func.value)
+        positional = positional_arguments(node)
+        written = summary.writes_arguments(node.func.id)
         if any(i < len(positional) and _is_data(positional[i]) and not self._other_data(positional[i]) for i in written):
-            return node.func.value
+            return node.func.id
         return None
 
     # -- a name bound to `.data` --------------------------------------------------
-    def _data_alias(self, node: cst.BaseExpression) -> cst.Attribute | None:
+    def _data_alias(self, node: ast.expr) -> ast.Attribute | None:
         """The ``E.data`` that the name ``node`` (or the name under its items) holds."""
-        while isinstance(node, cst.Subscript):
+        while isinstance(node, ast.Subscript):
             node = node.value
-        if not isinstance(node, cst.Name):
+        if not isinstance(node, ast.Name):
             return None
-        binding = self.inference.binding(node.value)
+        binding = self.inference.binding(node.id)
         value = binding.value if binding is not None else None
         if value is None or not _is_data(value) or self._other_data(value):
             return None
         return value
 
-    def _tensor_data_alias(self, node: cst.BaseExpression) -> cst.Attribute | None:
+    def _tensor_data_alias(self, node: ast.expr) -> ast.Attribute | None:
         """As :meth:`_data_alias`, for writes that numpy arrays take too (``w[i] = v``,
         ``w += v``): only when ``E`` is evidently a tensor (a scipy matrix has ``.data``)."""
         data = self._data_alias(node)
         return data if data is not None and self._evidently_tensor(data.value) else None
 
-    def _report_alias(self, node: cst.CSTNode, written: cst.BaseExpression, data: cst.Attribute) -> None:
-        while isinstance(written, cst.Subscript):
+    def _report_alias(self, node: ast.AST, written: ast.expr, data: ast.Attribute) -> None:
+        while isinstance(written, ast.Subscript):
             written = written.value
-        self._write(node, _alias(_source(written), _source(data)))
+        self._write(node, _alias(self._code(written), self._code(data)))
 
     # -- where the write runs: TCP001 or TCP101, and the message -----------------
-    def _write(self, node: cst.CSTNode, shape: _Shape, fix: Fix | None = None, initialises: bool = False,
+    def _write(self, node: ast.AST, shape: _Shape, fix: FixPlan | None = None, initialises: bool = False,
                fresh: bool = False) -> None:
         """A finding, reported when its function ends (what follows it counts too)."""
         frame = self._frames[-1]
@@ -366,82 +360,72 @@ class DataMutation(CstRule):
             code = self.code if write.backward_follows or not where else HARMLESS_HERE
             self.report(write.node, write.shape.message(where), write.fix, code)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._frames.append(_Frame(
-            no_grad=int(any(self._enters_no_grad(d.decorator) for d in node.decorators)),
-            initialiser=initialiser_name(node.name.value),
+            no_grad=int(any(self._enters_no_grad(decorator) for decorator in node.decorator_list)),
+            initialiser=initialiser_name(node.name),
         ))
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, node: ast.FunctionDef) -> None:
         self._report_writes(self._frames.pop())
 
-    def leave_Module(self, node: cst.Module) -> None:
+    def leave_Module(self, node: ast.Module) -> None:
         self._report_writes(self._frames[0])
 
-    def visit_With(self, node: cst.With) -> None:
-        self._frames[-1].no_grad += sum(self._enters_no_grad(item.item) for item in node.items)
+    def visit_With(self, node: ast.With) -> None:
+        self._frames[-1].no_grad += sum(self._enters_no_grad(item.context_expr) for item in node.items)
 
-    def leave_With(self, node: cst.With) -> None:
-        self._frames[-1].no_grad -= sum(self._enters_no_grad(item.item) for item in node.items)
+    def leave_With(self, node: ast.With) -> None:
+        self._frames[-1].no_grad -= sum(self._enters_no_grad(item.context_expr) for item in node.items)
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._containers.append(node)
-
-    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._containers.pop()
-
-    visit_SimpleStatementSuite = visit_SimpleStatementLine
-    leave_SimpleStatementSuite = leave_SimpleStatementLine
-
-    def _enters_no_grad(self, node: cst.BaseExpression) -> bool:
+    def _enters_no_grad(self, node: ast.expr) -> bool:
         """``torch.no_grad()``, ``torch.inference_mode()``, bare as a decorator too; not
         ``inference_mode(False)``: an argument may turn it off."""
-        if isinstance(node, cst.Call):
-            return not node.args and self.inference.qualify(node.func) in _NO_GRAD
+        if isinstance(node, ast.Call):
+            return not node.args and not node.keywords and self.inference.qualify(node.func) in _NO_GRAD
         return self.inference.qualify(node) in _NO_GRAD
 
-    def _expression_statement(self, call: cst.Call) -> cst.Expr | None:
+    def _expression_statement(self, call: ast.Call) -> ast.Expr | None:
         """The statement ``call`` is, when it is one: its value is unused, or only used
         by more in-place writes chained on it (``w.data.mul_(a).add_(b)``)."""
-        if self._containers:
-            for statement in self._containers[-1].body:
-                if isinstance(statement, cst.Expr):
-                    value = statement.value
-                    while value is not call and (chained := method_call(value)) is not None and (
-                        writes_in_place(chained[1]) and chained[1] not in _METADATA_INPLACE
-                    ):
-                        value = chained[0]
-                    if value is call:
-                        return statement
+        statements = self.context.statements
+        if statements and isinstance(statements[-1], ast.Expr):
+            statement = statements[-1]
+            value = statement.value
+            while value is not call and (chained := method_call(value)) is not None and (
+                writes_in_place(chained[1]) and chained[1] not in _METADATA_INPLACE
+            ):
+                value = chained[0]
+            if value is call:
+                return statement
         return None
 
+    # -- fixes: decided here, written with LibCST by the builders below ------------
     def _statement_fix(
         self,
-        statement: cst.BaseSmallStatement | None,
-        through_data: cst.BaseExpression,
+        statement: ast.stmt | None,
+        through_data: ast.expr,
         description: str,
-        replacement: cst.BaseSmallStatement | None = None,
-    ) -> Fix | None:
+        method: str | None = None,
+    ) -> FixPlan | None:
         """Drop ``.data`` from ``through_data`` (``E.data`` or ``E.data[i]``) in ``statement``
-        (or put ``replacement`` in its place) and run it under no_grad: as it is inside a
-        no_grad block, else wrapped in ``with torch.no_grad():``."""
-        container = self._containers[-1] if self._containers else None
-        if statement is None or container is None or not any(s is statement for s in container.body):
+        (or, given ``method``, make ``E.data op= v`` ``E.method(v)``) and run it under
+        no_grad: as it is inside a no_grad block, else wrapped in ``with torch.no_grad():``."""
+        if statement is None:
             return None
         data = _data_attribute(through_data)
-        edit = (statement, replacement) if replacement is not None else (data, _without_data(data))
         safe = self._evidently_tensor(data.value)
-        if not safe:
-            description += f" (assumes `{_source(data.value)}` is a tensor)"
+        shown = description if safe else description + f" (assumes `{self._code(data.value)}` is a tensor)"
+        anchors = (statement, data)
         if self._frames[-1].no_grad > 0:
-            return Fix(replacements=(edit,), safe=safe, description=description)
-        if not isinstance(container, cst.SimpleStatementLine) or len(container.body) != 1:
+            return FixPlan(safe, shown, _build_statement_fix, anchors, (description, safe, method, None, None))
+        if not self._own_line(statement):
             return None  # `a; b` or `if c: w.data.add_(1)`: no statement line of its own to wrap
         torch, needs_import = module_reference(self.context)
-        return Fix(replacements=(edit,), safe=safe, description=description + ", under no_grad",
-                   needs_import=needs_import, wrap=(container,), wrap_with=f"{torch}.no_grad()")
+        return FixPlan(safe, shown + ", under no_grad", _build_statement_fix, anchors,
+                       (description, safe, method, f"{torch}.no_grad()", needs_import))
 
-    def _function_fix(self, node: cst.Call, function: str, target: cst.Attribute) -> Fix | None:
+    def _function_fix(self, node: ast.Call, function: str, target: ast.Attribute) -> FixPlan | None:
         """``nn.init.normal_(w.data)`` -> ``nn.init.normal_(w)``: nn.init runs under no_grad.
         Other in-place torch functions are fixed like methods."""
         statement = self._expression_statement(node)
@@ -454,54 +438,114 @@ class DataMutation(CstRule):
             return None  # its value is used: `w.data` and `w` are different objects
         safe = self._evidently_tensor(target.value)
         description = "drop .data (nn.init already runs under no_grad)"
-        if not safe:
-            description += f" (assumes `{_source(target.value)}` is a tensor)"
-        return Fix(replacements=((target, _without_data(target)),), safe=safe, description=description)
+        shown = description if safe else description + f" (assumes `{self._code(target.value)}` is a tensor)"
+        return FixPlan(safe, shown, _build_init_fix, (target,), (description, safe))
 
-    def _augmented_fix(self, node: cst.AugAssign) -> Fix | None:
+    def _augmented_fix(self, node: ast.AugAssign) -> FixPlan | None:
         """``E.data[i] += v`` -> ``E[i] += v``; ``p.data -= v`` -> ``p -= v`` for a local name
         ``p`` (rebinding it to the same tensor is harmless); for any other ``E``,
         ``E.data -= v`` -> ``E.sub_(v)`` (``E -= v`` would assign ``E``: a property, a
         tuple item, or a global read without `global` would break)."""
         target = node.target
-        if isinstance(target, cst.Subscript) or (
-            isinstance(target.value, cst.Name) and self.inference.binding(target.value.value) is not None
+        if isinstance(target, ast.Subscript) or (
+            isinstance(target.value, ast.Name) and self.inference.binding(target.value.id) is not None
         ):
             return self._statement_fix(node, target, "drop .data from the augmented assignment")
-        method = _AUGMENTED_METHODS.get(node.operator.__class__)
-        if method is None or (isinstance(node.value, cst.Yield) and not node.value.lpar):
-            return None
-        call = call_method(target.value, method, [cst.Arg(node.value)])
-        replacement = cst.Expr(value=call, semicolon=node.semicolon)
-        return self._statement_fix(node, target, f"augmented assignment to .data -> .{method}()", replacement)
+        method = _AUGMENTED_METHODS.get(type(node.op))
+        if method is None or (isinstance(node.value, (ast.Yield, ast.YieldFrom)) and _unparenthesised_value(node)):
+            return None  # `E.sub_(yield v)` would not parse
+        return self._statement_fix(node, target, f"augmented assignment to .data -> .{method}()", method)
 
-    def _other_data(self, node: cst.BaseExpression) -> bool:
+    def _own_line(self, statement: ast.stmt) -> bool:
+        """Whether ``statement`` has its line(s) to itself (LibCST: a ``SimpleStatementLine``
+        of one statement): no ``;`` and another statement before or after it, not in a
+        compound statement's header line (``if c: w.data.add_(1)``). Without the walked text,
+        the fix's builder alone can tell."""
+        lines = self._text_lines()
+        if lines is None or statement.end_lineno > len(lines):
+            return True
+        before = lines[statement.lineno - 1][:statement.col_offset]
+        after = lines[statement.end_lineno - 1][statement.end_col_offset:].strip()
+        if after.startswith(b";"):
+            after = after[1:].strip()
+        return not before.strip() and (not after or after.startswith(b"#"))
+
+    def _code(self, node: ast.expr) -> str:
+        """``node`` as the code spells it (what messages and fixes quote)."""
+        lines = self._text_lines()
+        if lines is None:
+            return ast.unparse(node)  # a walk given no text: the code, as ast rewrites it
+        return _segment(lines, node)
+
+    def _text_lines(self) -> list[bytes] | None:
+        """The walked text's lines in UTF-8 (``ast`` counts columns in bytes), when the walk has it."""
+        if self._lines is None:
+            text = self.context.source
+            if text is None:
+                return None
+            self._lines = [line.encode() for line in text.split("\n")]
+        return self._lines
+
+    def _other_data(self, node: ast.expr) -> bool:
         """``E.data`` (or an item of it) that is not a tensor's: ``E`` is a name bound here to
         what a scipy or numpy function returns (a sparse matrix's ``.data`` is its array of
         values), or, in a file that defines a named tuple with a ``data`` field, nothing shows
         that ``E`` is a tensor (most likely that field)."""
         receiver = _data_attribute(node).value
-        if isinstance(receiver, cst.Name) and (binding := self.inference.binding(receiver.value)) is not None \
-                and isinstance(binding.value, cst.Call) \
-                and (self.inference.qualify(binding.value.func) or "").startswith(_OTHER_ARRAYS):
+        if isinstance(receiver, ast.Name) and (binding := self.inference.binding(receiver.id)) is not None \
+                and _binds_other_array((binding.value,), self.inference.imports):
             return True
         summary = self.inference.summary
         return summary is not None and summary.defines_data_records() and not self._evidently_tensor(receiver)
 
-    def _made_here(self, receiver: cst.BaseExpression) -> bool:
+    def _made_here(self, receiver: ast.expr) -> bool:
         """``x.clone()`` or a torch factory call (``torch.zeros(...)``, ``torch.randn_like(x)``):
         a tensor no graph can have saved, since it did not exist before this expression."""
-        if not isinstance(receiver, cst.Call):
+        if not isinstance(receiver, ast.Call):
             return False
         called = method_call(receiver)
         if called is not None and called[1] == "clone":
             return True
         return (self.inference.qualify(receiver.func) or "") in _FACTORIES
 
-    def _evidently_tensor(self, receiver: cst.BaseExpression) -> bool:
-        if isinstance(receiver, cst.Attribute) and receiver.attr.value in PARAMETER_ATTRIBUTES:
+    def _evidently_tensor(self, receiver: ast.expr) -> bool:
+        if isinstance(receiver, ast.Attribute) and receiver.attr in PARAMETER_ATTRIBUTES:
             return True
         return self.inference.is_tensor(receiver)
+
+
+# -- the fix builders: LibCST nodes at the spans of the plan's anchors -------------------
+def _build_statement_fix(site: FixSite) -> Fix | None:
+    """``anchors``: the statement and its ``E.data``; ``data``: the description, whether it
+    is safe, the method of ``E.data op= v`` (None: drop ``.data``), the ``with`` to wrap the
+    statement in (None inside a no_grad block) and the import that needs."""
+    statement, data = site.nodes
+    description, safe, method, wrap_with, needs_import = site.data
+    if not safe:
+        description += f" (assumes `{_source(data.value)}` is a tensor)"
+    if method is None:
+        edit = (data, _without_data(data))
+    else:
+        if isinstance(statement.value, cst.Yield) and not statement.value.lpar:
+            return None
+        call = call_method(data.value, method, [cst.Arg(statement.value)])
+        edit = (statement, cst.Expr(value=call, semicolon=statement.semicolon))
+    if wrap_with is None:
+        return Fix(replacements=(edit,), safe=safe, description=description)
+    line = site.line_of(statement)
+    if line is None or len(line.body) != 1:
+        return None
+    return Fix(replacements=(edit,), safe=safe, description=description + ", under no_grad",
+               needs_import=needs_import, wrap=(line,), wrap_with=wrap_with)
+
+
+def _build_init_fix(site: FixSite) -> Fix | None:
+    """``nn.init.X_(w.data)`` -> ``nn.init.X_(w)``; ``anchors``: the ``w.data``."""
+    (target,) = site.nodes
+    description, safe = site.data
+    if not safe:
+        description += f" (assumes `{_source(target.value)}` is a tensor)"
+    return Fix(replacements=((target, _without_data(target)),), safe=safe, description=description)
 
 
 # Torch functions that return a new tensor of their own (a `.data` write to it is harmless).
@@ -525,41 +569,85 @@ _METADATA_INPLACE = frozenset(
 )
 # `E.data op= v` -> `E.method_(v)`: the in-place method each augmented operator calls.
 _AUGMENTED_METHODS = {
-    cst.AddAssign: "add_",
-    cst.SubtractAssign: "sub_",
-    cst.MultiplyAssign: "mul_",
-    cst.DivideAssign: "div_",
-    cst.FloorDivideAssign: "floor_divide_",
-    cst.ModuloAssign: "remainder_",
-    cst.PowerAssign: "pow_",
-    cst.BitAndAssign: "bitwise_and_",
-    cst.BitOrAssign: "bitwise_or_",
-    cst.BitXorAssign: "bitwise_xor_",
+    ast.Add: "add_",
+    ast.Sub: "sub_",
+    ast.Mult: "mul_",
+    ast.Div: "div_",
+    ast.FloorDiv: "floor_divide_",
+    ast.Mod: "remainder_",
+    ast.Pow: "pow_",
+    ast.BitAnd: "bitwise_and_",
+    ast.BitOr: "bitwise_or_",
+    ast.BitXor: "bitwise_xor_",
 }
 
 
-# Libraries whose functions return arrays and matrices with a `.data` of their own.
-_OTHER_ARRAYS = ("scipy.", "numpy.")
 # The code of the writes that the site shows run where no graph is in play (its own rule
 # module holds its page and examples; this one's visitor reports it).
 HARMLESS_HERE = "TCP101"
 
 
-def _last_name(node: cst.BaseExpression) -> str:
+def _last_name(node: ast.expr) -> str:
     """``optimizer`` of ``self.optimizer``, ``optimizers[0]`` or ``optimizer``."""
-    while isinstance(node, (cst.Subscript, cst.Call)):
-        node = node.value if isinstance(node, cst.Subscript) else node.func
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else ""
+    while isinstance(node, (ast.Subscript, ast.Call)):
+        node = node.value if isinstance(node, ast.Subscript) else node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
-def _data_attribute(node: cst.BaseExpression) -> cst.Attribute:
+def _data_attribute(node: ast.expr) -> ast.Attribute:
     """The ``E.data`` under ``E.data[i][j]``."""
-    while isinstance(node, cst.Subscript):
+    while isinstance(node, ast.Subscript):
         node = node.value
-    assert isinstance(node, cst.Attribute)
+    assert isinstance(node, ast.Attribute)
     return node
+
+
+def _through_data(node: ast.expr) -> bool:
+    """``E.data`` or ``E.data[...]`` (any depth of indexing); not ``g.ndata["feat"]``-like
+    string keys, which no tensor takes (a graph's or a record's ``.data`` dict). (The gate's
+    ``_through_data`` is looser: it reads neither bytes keys nor a tuple item's strings.)"""
+    while isinstance(node, ast.Subscript):
+        if any(_is_string(index) for index in subscript_indices(node)):
+            return False
+        node = node.value
+    return _is_data(node)
+
+
+def _is_string(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
+
+
+def _unparenthesised_value(node: ast.AugAssign) -> bool:
+    """Whether the statement ends where its value does (a parenthesised value ends before)."""
+    return (node.end_lineno, node.end_col_offset) == (node.value.end_lineno, node.value.end_col_offset)
+
+
+def _segment(lines: list[bytes], node: ast.expr) -> str:
+    """The code of ``node`` in ``lines`` (UTF-8, as ``ast`` counts columns), with the
+    parentheses of its own (``(w)`` in ``(w).data``) as LibCST's ``code_for_node`` gives."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if last >= len(lines):
+        return ast.unparse(node)
+    head, tail = lines[first], lines[last]
+    start, end = node.col_offset, node.end_col_offset
+    while True:
+        before = len(head[:start].rstrip())
+        after = len(tail) - len(tail[end:].lstrip())
+        if not (before and head[before - 1:before] == b"(" and tail[after:after + 1] == b")"):
+            break
+        start, end = before - 1, after + 1
+    if first == last:
+        return head[start:end].decode("utf-8", "replace")
+    # Its other lines lose the indentation of the block around it, as LibCST's do, but
+    # for the lines that go on a string.
+    indent = head[:len(head) - len(head.lstrip(b" \t\f"))]
+    in_strings = {line for n in ast.walk(node) if isinstance(n, (ast.Constant, ast.JoinedStr))
+                  for line in range(n.lineno, n.end_lineno)}
+    rest = [line[len(indent):] if number not in in_strings and line.startswith(indent) else line
+            for number, line in enumerate([*lines[first + 1:last], tail[:end]], first + 1)]
+    return b"\n".join([head[start:], *rest]).decode("utf-8", "replace")
 
 
 def _without_data(data: cst.Attribute) -> cst.BaseExpression:
@@ -572,22 +660,3 @@ def _without_data(data: cst.Attribute) -> cst.BaseExpression:
 
 def _source(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
-
-
-def _is_data(node: cst.BaseExpression) -> bool:
-    """``E.data`` where ``E`` is not evidently something other than a tensor."""
-    return isinstance(node, cst.Attribute) and node.attr.value == "data" and not _plain_object(node.value)
-
-
-def _through_data(node: cst.BaseExpression) -> bool:
-    """``E.data`` or ``E.data[...]`` (any depth of indexing); not ``g.ndata["feat"]``-like
-    string keys, which no tensor takes (a graph's or a record's ``.data`` dict)."""
-    while isinstance(node, cst.Subscript):
-        if any(isinstance(index, cst.BaseString) for index in subscript_indices(node)):
-            return False
-        node = node.value
-    return _is_data(node)
-
-
-def _plain_object(node: cst.BaseExpression) -> bool:
-    return (isinstance(node, cst.Name) and node.value in NOT_TENSOR_NAMES) or isinstance(node, _LITERALS)

@@ -10,12 +10,11 @@ names: ``--extend-ignore TCP1`` keeps only what may hurt.
 
 from __future__ import annotations
 
-from ..cst_rule import CstRule
-from ..rule import Example, RuleDocs
+from ..rule import Example, Rule, RuleDocs
 from .tcp001_data_mutation import _INPLACE, HARMLESS_HERE, INITIALISER, DataMutation
 
 
-class DataWriteOutsideGraph(CstRule):
+class DataWriteOutsideGraph(Rule):
     code = HARMLESS_HERE
     name = "data-write-outside-graph"
     message = _INPLACE.message(INITIALISER)
