@@ -15,10 +15,10 @@ from .analysis.evaluator import PARAMETER, TENSOR, annotation_info, bound_names,
 from .analysis.vocabulary import NAMED_PARAMETER_ITERATORS, NO_GRAD_CONTEXTS, PARAMETER_ITERATORS
 
 if TYPE_CHECKING:
-    from .rule import AstContext
+    from .rule import Context
 
 
-def is_no_grad(context: AstContext, expr: ast.expr) -> bool:
+def is_no_grad(context: Context, expr: ast.expr) -> bool:
     """``torch.no_grad()``, ``th.inference_mode()``, also used bare as a decorator."""
     target = expr.func if isinstance(expr, ast.Call) else expr
     return context.imports.qualify_expression(target) in NO_GRAD_CONTEXTS
@@ -29,7 +29,7 @@ def _parameters(arguments: ast.arguments) -> list[ast.arg]:
 
 
 class ScopeOpener:
-    def __init__(self, context: AstContext) -> None:
+    def __init__(self, context: Context) -> None:
         self.context = context
         self.inference = context.inference
 
@@ -175,7 +175,7 @@ def _pair(target: ast.expr) -> bool:
 
 
 class ScopeCloser:
-    def __init__(self, context: AstContext) -> None:
+    def __init__(self, context: Context) -> None:
         self.context = context
         self.inference = context.inference
 

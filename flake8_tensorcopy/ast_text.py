@@ -1,7 +1,7 @@
 """The source text of ``ast`` nodes, where a rule needs what ``ast`` leaves out.
 
 ``ast`` drops a node's own parentheses and cannot tell ``x[(a, b)]`` from ``x[a, b]``;
-LibCST kept both. These helpers read them back from the walked text (``AstContext.source``,
+LibCST kept both. These helpers read them back from the walked text (``Context.source``,
 split into lines), so a rule on ``ast`` answers as it did on LibCST's tree.
 """
 

@@ -35,14 +35,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from . import __version__, config, discovery, docs, edits, engine, fixer, noqa, notebook, parallel, selection
+from . import __version__, config, discovery, docs, edits, engine, noqa, notebook, parallel, selection
 from .analysis.project import choose_cache_folder, no_disk_cache
 from .formats import FORMATS, FileError, Located, statistics
 from .progress import Progress
-from .rule import Rule
+from .rule import Rule, applicable
 from .rules import ALL_RULES
+
+if TYPE_CHECKING:
+    from .fixer import FixResult
 
 USAGE_ERROR = 2
 
@@ -354,6 +357,8 @@ def process(display: str, path: Path | None, options: Options) -> Outcome:
     if not options.fixing or not any(f.fixable for f in findings):
         return unfixed()
 
+    from . import fixer  # imports LibCST: only a run that fixes pays for it
+
     try:
         if source.encode(encoding) != data:
             raise fixer.FixError(f"its bytes do not survive decoding as {encoding} and encoding back")
@@ -381,7 +386,7 @@ def _bug(error: BaseException, doing: str = "") -> str:
     return f"internal error{doing} ({type(error).__name__}: {error}); please report it"
 
 
-def _record_fixes(outcome: Outcome, result: fixer.FixResult) -> None:
+def _record_fixes(outcome: Outcome, result: FixResult) -> None:
     outcome.fixed = result.counts()
     outcome.notes = [f"added `{statement}` (a fix needs it)" for statement in result.imports_added]
 
@@ -430,6 +435,8 @@ def process_notebook(display: str, path: Path | None, data: bytes, options: Opti
         return unfixed()
     if not options.fixing or not any(f.fixable for f in outcome.findings):
         return unfixed()
+
+    from . import fixer  # imports LibCST: only a run that fixes pays for it
 
     try:
         result = fixer.fix_source(book.module, options.rules, unsafe=options.unsafe,
@@ -493,7 +500,7 @@ def _located(display: str, source: str, findings: Sequence[engine.Finding], opti
     """``findings`` as the CLI shows them, less those silenced by ``# noqa``."""
     silencer = noqa.Silencer(source)
     return [
-        Located(display, finding, fixer.applicable(finding.fix, options.unsafe))
+        Located(display, finding, applicable(finding.fix, options.unsafe))
         for finding in findings
         if not silencer.silences(finding.code, finding.line)
     ]
@@ -591,8 +598,8 @@ def _summary(options: Options, located: Sequence[Located], fixed: Counter[str], 
         left = len(located) - (total if options.diff else 0)
         line += f"; {left} left."
         print(line, file=sys.stderr)
-    fixable = sum(1 for f in located if fixer.applicable(f.finding.fix, unsafe=False))
-    unsafe_only = sum(1 for f in located if fixer.applicable(f.finding.fix, unsafe=True)) - fixable
+    fixable = sum(1 for f in located if applicable(f.finding.fix, unsafe=False))
+    unsafe_only = sum(1 for f in located if applicable(f.finding.fix, unsafe=True)) - fixable
     if not options.fixing and fixable:
         print(f"{fixable} finding(s) fixable with --fix.", file=sys.stderr)
     if unsafe_only and not options.unsafe:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import engine, fixer
+from . import engine
 from .rule import Rule
 
 
@@ -40,7 +40,7 @@ def finding_edits(source: str, finding: engine.Finding, rules: Sequence[type[Rul
                   keep_lines_with: str = "", path: str | None = None) -> list[Placed]:
     """The edits of ``finding``'s fix alone, applied and re-linted as a quick fix is;
     none where it cannot be applied on its own (the CLI's ``--fix`` may still apply it)."""
-    from . import chunk_fix  # LibCST: only where a fix is asked for
+    from . import chunk_fix, fixer  # LibCST: only where a fix is asked for
 
     try:
         fixed = chunk_fix.fix_finding(source, (finding.line, finding.col, finding.code), rules,

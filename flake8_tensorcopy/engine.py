@@ -24,14 +24,13 @@ from .runtime import collector, memory, yielding
 from .analysis.summary import ModuleSummary
 from .ast_scopes import ScopeCloser, ScopeOpener
 from .ast_walk import Walker
-from .fix_sites import span_of
-from .rule import AstContext, Fix, FixPlan, Report, RuleBase
+from .rule import Context, Fix, FixPlan, Report, Rule
+from .spans import span_of
 from .rules import ALL_RULES
 
 if TYPE_CHECKING:
     import libcst as cst
 
-Rule = RuleBase  # any rule, whichever tree its detection reads
 
 
 class AnalysisError(Exception):
@@ -311,7 +310,7 @@ def walk_rules(
     file, ``scope`` the qualified name of the scope ``tree`` was cut from, ``source`` the
     text ``tree`` was parsed from (rules quote code as written). The reports hold ``ast``
     nodes and, where a fix is possible, its :class:`FixPlan`."""
-    context = AstContext(summary, scope, source)
+    context = Context(summary, scope, source)
     context.codes = frozenset(rule.code for rule in rules)
     analysers = dict.fromkeys(rule.analyser() for rule in rules)  # one visitor for the codes it reports
     visitors = [ScopeOpener(context), *(analyser(context) for analyser in analysers), ScopeCloser(context)]
@@ -325,19 +324,12 @@ def analyse_module(
 ) -> list[Report]:
     """Every rule over ``module`` (LibCST's tree of ``text``), with each finding's fix built:
     the reports hold LibCST nodes. What the fixer and an editor's quick fix ask for."""
-    from . import cst_engine, fix_sites
+    from . import fix_sites
 
     _freeze_long_lived()
-    ast_rules = [rule for rule in rules if rule.analyser().on_ast]
-    cst_rules = [rule for rule in rules if not rule.analyser().on_ast]
-    reports: list[Report] = []
-    if ast_rules:
-        text = module.code if text is None else text
-        tree = _parse_part(text)
-        reports += fix_sites.with_fixes(module, text, walk_rules(tree, summary, ast_rules, scope, text))
-    if cst_rules:
-        reports += cst_engine.analyse_module(module, summary, cst_rules, scope)
-    return reports
+    text = module.code if text is None else text
+    tree = _parse_part(text)
+    return fix_sites.with_fixes(module, text, walk_rules(tree, summary, rules, scope, text))
 
 
 _FROZEN = False
@@ -438,19 +430,7 @@ def lint_chunk(
     chunk: str, line_offset: int, summary: ModuleSummary, scope: str, rules: Sequence[type[Rule]], ends: bool
 ) -> list[Finding]:
     """The findings in one part of the file (see :data:`ChunkLinter`)."""
-    ast_rules = [rule for rule in rules if rule.analyser().on_ast]
-    cst_rules = [rule for rule in rules if not rule.analyser().on_ast]
-    findings: list[Finding] = []
-    if ast_rules:
-        findings += with_deep_recursion(lambda: _lint_ast(chunk, line_offset, summary, scope, ast_rules, ends))
-    if cst_rules:
-        from . import cst_engine
-
-        fields = with_deep_recursion(
-            lambda: cst_engine.lint_parsed(_parse(chunk), line_offset, summary, scope, cst_rules, ends)
-        )
-        findings += [Finding(*finding) for finding in fields]
-    return findings
+    return with_deep_recursion(lambda: _lint_ast(chunk, line_offset, summary, scope, rules, ends))
 
 
 def _lint_ast(

@@ -10,11 +10,11 @@ and the plan's builder makes the :class:`rule.Fix` from those.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
 
 import libcst as cst
 
 from . import positions
+from .spans import Span, span_of
 from .rule import Fix, FixPlan, FixSite, Report
 
 # The LibCST node types that stand for each ``ast`` node type.
@@ -68,28 +68,6 @@ _KINDS: dict[type, tuple[type, ...]] = {
     ast.ClassDef: (cst.ClassDef,),
     ast.Try: (cst.Try,),
 }
-
-Span = tuple[tuple[int, int], tuple[int, int]]
-
-
-def span_of(node: ast.AST, lines: Sequence[str]) -> Span:
-    """Where ``node`` starts and ends: lines 1-based, columns 0-based in code points
-    (``ast`` counts columns in UTF-8 bytes)."""
-    return (
-        (node.lineno, code_points(lines, node.lineno, node.col_offset)),
-        (node.end_lineno, code_points(lines, node.end_lineno, node.end_col_offset)),
-    )
-
-
-def code_points(lines: Sequence[str], line: int, byte_column: int) -> int:
-    """The column in code points of the ``byte_column``-th UTF-8 byte of ``line`` (1-based)."""
-    if line - 1 >= len(lines):
-        return byte_column
-    text = lines[line - 1]
-    if text.isascii():
-        return byte_column
-    return len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="replace"))
-
 
 class SiteFinder:
     """The LibCST nodes of ``module`` by span, for matching ``ast`` nodes of the same text."""

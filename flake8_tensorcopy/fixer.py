@@ -30,7 +30,7 @@ from . import engine, limits, noqa, positions
 from .runtime import yielding
 from .analysis.summary import ModuleSummary
 from .imports import ImportTable
-from .rule import Fix, Report, Rule
+from .rule import Fix, Report, Rule, applicable  # noqa: F401 (applicable: the fixer's, to its callers)
 
 MAX_PASSES = 8
 
@@ -59,10 +59,6 @@ class FixResult:
 
     def counts(self) -> Counter[str]:
         return Counter(fix.code for fix in self.applied)
-
-
-def applicable(fix: Fix | None, unsafe: bool) -> bool:
-    return fix is not None and (fix.safe or unsafe)
 
 
 def fix_source(

@@ -54,6 +54,11 @@ class Fix:
     wrap_with: str | None = None
 
 
+def applicable(fix: Fix | FixPlan | None, unsafe: bool) -> bool:
+    """Whether ``fix`` may be applied: a safe one always, an unsafe one when asked."""
+    return fix is not None and (fix.safe or unsafe)
+
+
 @dataclass(frozen=True)
 class Report:
     """A finding before positions are known: the node it starts at (an ``ast`` node, or a
@@ -127,7 +132,7 @@ class Example:
     message: str = ""
 
 
-class AstContext:
+class Context:
     """Shared by all rules of one walk."""
 
     def __init__(self, summary: ModuleSummary, scope: str = "", source: str | None = None) -> None:
@@ -152,7 +157,7 @@ class AstContext:
         self.codes: frozenset[str] | None = None
 
 
-def module_reference(context: AstContext, module: str = "torch") -> tuple[str, str | None]:
+def module_reference(context: Context, module: str = "torch") -> tuple[str, str | None]:
     """How new code spells ``module`` here, and the import to add when nothing binds it.
 
     ``import torch as th`` gives ``("th", None)``; a file that only has
@@ -191,8 +196,9 @@ def call_method(receiver: cst.BaseExpression, method: str, args: Sequence[cst.Ar
     return cst.Call(func=cst.Attribute(value=as_receiver(receiver), attr=cst.Name(method)), args=fresh)
 
 
-class RuleBase:
-    """What every rule declares, whichever tree its detection reads."""
+class Rule:
+    """One lint rule: subclasses set the class attributes and ``visit_*``/``leave_*``
+    methods named for ``ast`` node types (see ``ast_walk.py``)."""
 
     code: ClassVar[str]
     name: ClassVar[str]  # a slug: "data-mutation"
@@ -209,14 +215,12 @@ class RuleBase:
     # A code whose findings another rule's analysis makes, in the same walk (TCP101's are
     # TCP001's writes where the site shows no graph in play): that rule. Such a rule has
     # its own page, examples and selection, and no visitor of its own.
-    reported_by: ClassVar[type[RuleBase] | None] = None
+    reported_by: ClassVar[type[Rule] | None] = None
     flagged: ClassVar[Sequence[Example]] = ()
     clean: ClassVar[Sequence[str]] = ()
-    # Whether the detection walks flake8's ``ast`` (else LibCST's tree: ``cst_rule.py``).
-    on_ast: ClassVar[bool] = True
 
     @classmethod
-    def analyser(cls) -> type[RuleBase]:
+    def analyser(cls) -> type[Rule]:
         """The rule whose visitor makes this rule's findings."""
         return cls.reported_by or cls
 
@@ -224,12 +228,7 @@ class RuleBase:
     def trigger_spec(cls) -> TriggerSpec:
         return TriggerSpec(cls.code, cls.triggers, cls.trigger_imports, cls.enabled_by_default, cls.gate)
 
-
-class Rule(RuleBase):
-    """One lint rule: subclasses set the class attributes and ``visit_*``/``leave_*``
-    methods named for ``ast`` node types (see ``ast_walk.py``)."""
-
-    def __init__(self, context: AstContext) -> None:
+    def __init__(self, context: Context) -> None:
         self.context = context
         self.inference = context.inference
 

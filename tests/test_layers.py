@@ -13,12 +13,12 @@ PACKAGE = ROOT / "flake8_tensorcopy"
 # The layers, bottom first; a module not named here is a front end (the top).
 LAYERS = {
     "text": {
-        "blanking", "lazy_cst", "imports", "noqa", "notebook", "positions", "limits", "metadata",
+        "blanking", "lazy_cst", "spans", "imports", "noqa", "notebook", "positions", "limits", "metadata",
         "runtime", "gitignore",
     },
-    "analysis": {"analysis", "ast_walk", "ast_scopes", "gates", "prefilter", "inference", "walk"},
-    "rules": {"rule", "cst_rule", "scopes", "rules", "_triggers", "_accuracy", "docs"},
-    "engine": {"engine", "cst_engine", "fix_sites", "fixer", "chunk_fix", "edits"},
+    "analysis": {"analysis", "ast_walk", "ast_scopes", "ast_text", "gates", "prefilter"},
+    "rules": {"rule", "rules", "_triggers", "_accuracy", "docs"},
+    "engine": {"engine", "fix_sites", "fixer", "chunk_fix", "edits"},
 }
 ORDER = ["text", "analysis", "rules", "engine", "front ends"]
 
