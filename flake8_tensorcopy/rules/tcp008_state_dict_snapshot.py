@@ -60,6 +60,12 @@ class _Frame:
     # Names through which weights are written (`sd[k].data.fill_(0)`, `sd[k].data += v`): a
     # state_dict used so is a handle on the weights, meant to alias them.
     written_through: set[str] = field(default_factory=set)
+    # Writes through one module's state_dict (`target_sd[k].data.copy_(...)`, an EMA):
+    # (position, that module), which move that module alone.
+    written: list[tuple[int, str]] = field(default_factory=list)
+    # Names bound here to a model read from a file (`m = torch.load(path)`): nothing here
+    # trains them unless an optimizer is built on them.
+    loaded_modules: set[str] = field(default_factory=set)
 
 
 class StateDictSnapshot(Rule):
@@ -221,8 +227,31 @@ class StateDictSnapshot(Rule):
             "            best = (model.state_dict(), opt.state_dict())\n    return best\n",
             [(7, 21)], "the live parameters and the optimizer's state",
         ),
+        # The same local optimizer stepped again after the snapshot: the kept state moves.
+        Example(
+            "import torch\ndef inner(self, model, batches):\n    opt = torch.optim.Adam(model.parameters())\n"
+            "    for x in batches:\n        model(x).sum().backward()\n        opt.step()\n"
+            "        self.inner_state = opt.state_dict()\ndef outer(self, other):\n    other.load_state_dict(self.inner_state)\n",
+            [(7, 28)], "opt.state_dict() holds the optimizer's live state tensors",
+        ),
+        # Saved, then read again after the loop: still a snapshot that moved on.
+        Example(
+            "import torch\ndef f(model, opt, data, score, path):\n    best = 0\n    for x in data:\n"
+            "        model(x).sum().backward()\n        opt.step()\n        if score() > best:\n"
+            "            best_model = model.state_dict()\n            torch.save(best_model, path)\n"
+            "    model.load_state_dict(best_model)\n",
+            [(8, 26)],
+        ),
     )
     clean = (
+        # Saved at once, then only deleted: `del` keeps nothing.
+        "import torch\ndef f(model, opt, data, score, path):\n    best = 0\n    for x in data:\n"
+        "        model(x).sum().backward()\n        opt.step()\n        if score() > best:\n"
+        "            best_model = model.state_dict()\n            torch.save(best_model, path)\n    del best_model\n",
+        # A local optimizer that steps no more after the snapshot (it is dropped at the end).
+        "import torch\ndef inner(self, model, batches):\n    opt = torch.optim.Adam(model.parameters())\n"
+        "    for x in batches:\n        model(x).sum().backward()\n        opt.step()\n"
+        "    self.inner_state = opt.state_dict()\ndef outer(self, other):\n    other.load_state_dict(self.inner_state)\n",
         "import torch\ndef f(model, optimizer, data, path):\n    for x in data:\n        model(x).sum().backward()\n"
         "        optimizer.step()\n        state = optimizer.state_dict()\n        torch.save(state, path)\n",
         "import copy\ndef f(model, optimizer, data, score):\n    best = None\n    for x in data:\n"
@@ -468,7 +497,7 @@ class StateDictSnapshot(Rule):
 
     # -- reads of names -------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
-        if id(node) not in self.not_reads:
+        if id(node) not in self.not_reads and not isinstance(node.ctx, ast.Del):  # `del sd` keeps nothing
             self._read(node.id)
 
     def _read(self, name: str) -> None:
@@ -548,8 +577,7 @@ class StateDictSnapshot(Rule):
             frame.training = True
             frame.moved.append((self._tick(), _stepped(frame, node, called[0], name)))
         elif called and writes_in_place(name) and self._holds_weights(called[0]):
-            frame.moved.append((self._tick(), None))
-            self._note_written_through(called[0])
+            self._note_write(called[0])
         elif name == "load_state_dict":
             argument = first_argument(node, keyword="state_dict")
             key = _dotted(argument) if argument is not None else None
@@ -574,8 +602,19 @@ class StateDictSnapshot(Rule):
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if self._holds_weights(container_of(node.target)):
-            self.frames[-1].moved.append((self._tick(), None))
-            self._note_written_through(container_of(node.target))
+            self._note_write(container_of(node.target))
+
+    def _note_write(self, written: ast.expr) -> None:
+        """A write to weights: through one module's state_dict kept here, it moves that module
+        alone; else any module may have moved."""
+        frame = self.frames[-1]
+        root = _alias_root(written)
+        module = next((c.module for c in reversed(frame.candidates) if c.holder == ("name", root)), None)
+        if module is not None:
+            frame.written.append((self._tick(), module))
+        else:
+            frame.moved.append((self._tick(), None))
+        self._note_written_through(written)
 
     def _note_written_through(self, written: ast.expr) -> None:
         if (root := _alias_root(written)) is not None:
@@ -617,6 +656,10 @@ class StateDictSnapshot(Rule):
             frame.bound.setdefault(target.id, []).append(self._tick())
             if (root := _alias_root(value)) is not None:
                 frame.sources.setdefault(target.id, set()).add(root)
+            if isinstance(value, ast.Call) and self.inference.qualify(value.func) == "torch.load":
+                frame.loaded_modules.add(target.id)
+            else:
+                frame.loaded_modules.discard(target.id)
             if isinstance(value, ast.Call):
                 built = frozenset(_optimised_modules(value, self.context.lines)) or None
                 known = frame.optimizers.get(target.id, frozenset())
@@ -685,7 +728,11 @@ class StateDictSnapshot(Rule):
             return False  # written into: the function uses it to change the weights, not to keep them
         if frame.constructor and not frame.training and _is_optimizer(candidate.module):
             return False  # an optimizer's state taken as it is handed over: empty, it aliases nothing
-        if _compared_with_later(frame, candidate) or self._restored_elsewhere(candidate):
+        if _compared_with_later(frame, candidate):
+            return True
+        if self._never_moves(frame, candidate):
+            return False
+        if self._restored_elsewhere(candidate):
             return True
         # Training moves this snapshot's module (it may, unless this function builds
         # every optimizer it steps, on other modules).
@@ -701,6 +748,22 @@ class StateDictSnapshot(Rule):
             loads = [p for k, p in frame.loaded if k == key]
             stale = self._moved_on(frame, candidate, reads) and (trains or self._moved_on(frame, candidate, loads))
         return stale
+
+    def _never_moves(self, frame: _Frame, candidate: _Candidate) -> bool:
+        """What the snapshot aliases cannot change after it is taken: a model this function
+        read from a file and builds no optimizer on (``m = torch.load(p)``), or an optimizer it
+        built itself and steps no more after the snapshot (it is dropped when the function ends)."""
+        module = candidate.module
+        if module is None:
+            return False
+        root = _root(module)
+        optimised = set().union(*(modules for modules in frame.optimizers.values() if modules))
+        if root in frame.loaded_modules and not any(_root(m) == root for m in optimised):
+            return True
+        if module in frame.optimizers and frame.optimizers[module] is not None:
+            start, _ = frame.loop_spans[id(candidate.loop)] if candidate.loop is not None else (candidate.position, 0)
+            return not any(p > start for p, _ in frame.moved)  # in a loop, the next turn's steps too
+        return False
 
     def _restored_elsewhere(self, candidate: _Candidate) -> bool:
         """``self.best = model.state_dict()`` in an early-stopping helper, loaded back by a
@@ -729,11 +792,14 @@ class StateDictSnapshot(Rule):
         before the epoch loop), then its module's weights move, then it is read or loaded
         back (before the name is bound to something else)."""
         kind, key = candidate.holder
-        moved = [
+        moved = sorted([
             p for p, modules in frame.moved
             if p > candidate.position
             and (modules is None or trained is None or _related(frame, candidate.module, modules))
-        ]
+        ] + [
+            p for p, module in frame.written
+            if p > candidate.position and _related(frame, candidate.module, frozenset({module}))
+        ])
         if kind != "name" or not moved:
             return False
         later = frame.reads.get(key, []) + [p for k, p in frame.loaded if k == key]
