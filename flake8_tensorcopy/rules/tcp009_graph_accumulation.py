@@ -12,6 +12,7 @@ from ..analysis.evaluator import (
     callee_name,
     container_of,
     dotted_name,
+    first_argument,
     is_true,
     keyword_argument,
     method_call,
@@ -202,6 +203,16 @@ class GraphAccumulation(Rule):
         ),
     )
     clean = (
+        # A reward of plain floats shares only the loop's inputs (`/ meta_bsz`) with the loss.
+        "def f(opt, tasks, meta_bsz, learner, loss_of):\n    rewards = []\n    for it in range(10):\n"
+        "        total_loss, total_reward = 0.0, 0.0\n        for task in tasks:\n"
+        "            loss = loss_of(task, learner)\n            total_loss += loss\n"
+        "            total_reward += task.reward().sum().item() / meta_bsz\n"
+        "        rewards.append(total_reward / meta_bsz)\n        (total_loss / meta_bsz).backward()\n        opt.step()\n",
+        # A factor of the detached loss (torch.mean of it): no graph.
+        "import torch\ndef f(self, loader, criterion):\n    fish = 0\n    for x, y in loader:\n"
+        "        loss = criterion(self.net(x), y)\n        weight = torch.mean(torch.exp(loss.detach()))\n"
+        "        loss.backward()\n        fish += weight * self.grads() ** 2\n    return fish\n",
         # The loss's arguments are no terms of it: a count of matches carries no graph.
         "import torch\ndef f(model, opt, data):\n    right = 0\n    for x, y in data:\n"
         "        out = model(x)\n        preds = out.argmax(1)\n        loss = torch.nn.functional.cross_entropy(out, y)\n"
@@ -378,6 +389,12 @@ class GraphAccumulation(Rule):
         name = _name(node)
         if name is not None:
             value = self._bound_value(name)
+            if _literal(value, (int, float)) and depth < 3:
+                # `teacher_loss = 0` then `teacher_loss += term`: what it holds is its terms
+                terms = [v for fed, v in self.frames[-1].feeds if fed == name and not _literal(v, (int, float))]
+                parts = [p for p in (self._evidence(term, depth + 1) for term in terms) if p is not None]
+                if parts:
+                    return any(p[0] for p in parts), frozenset({name}).union(*(p[1] for p in parts))
             if value is not None and depth < 3:
                 inner = self._evidence(value, depth + 1)
                 if inner is None:
@@ -394,8 +411,14 @@ class GraphAccumulation(Rule):
                 if all(self._detached(value) for value in _argument_values(node)):
                     return None  # criterion(pred.detach(), y.detach()): of values with no graph
                 return (not self._plain_own_function(node.func)), frozenset()
-            if _detaches(node) or (self.inference.qualify(node.func) or "").startswith(PLAIN_MODULES):
+            qualified = self.inference.qualify(node.func) or ""
+            if _detaches(node) or qualified.startswith(PLAIN_MODULES):
                 return None
+            if qualified:  # torch.mean(x): a function of a module, not a method of `torch`
+                first = first_argument(node)
+                if qualified.rpartition(".")[2] in GRAPH_PRESERVING and first is not None:
+                    return self._evidence(first, depth + 1)
+                return False, frozenset()
             called = method_call(node)
             if called is not None and called[1] in GRAPH_PRESERVING:
                 return self._evidence(called[0], depth + 1)
@@ -455,12 +478,15 @@ class GraphAccumulation(Rule):
         # What each backward reaches: its receiver and the operands assigned into it
         # (`loss = train_loss + reg; loss.backward()` backpropagates through train_loss; not
         # through a call's arguments: `loss = criterion(out, labels)` says nothing of labels).
-        operands = partial(_operands, loss_results=frame.loss_results)
+        operands = partial(_operands, loss_results=frame.loss_results, modules=frozenset(self.context.imports.aliases))
         backward = [(_closure(set(keys), frame.feeds, operands), loops) for keys, loops in frame.backward] \
             if frame.candidates else []
         for candidate in frame.candidates:
             loop = id(candidate.loop)
             names = candidate.names - {name for name, loops in frame.detached if loop in loops}
+            # A graph made each iteration runs through a name computed in the loop; one shared
+            # only through a loop's inputs (`/ batch_size`) ties no graph to the total.
+            names = {name for name in names if any(loop in loops for loops, _ in frame.rebound.get(name, ()))}
             backward_each_iteration = any(loop in loops and keys & names for keys, loops in backward)
             if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
                 suspects.append((candidate, backward_each_iteration))
@@ -504,7 +530,7 @@ def _closure(sinks: set[str], feeds: list[tuple[str, ast.expr]], names_in=None) 
     return reached
 
 
-def _operands(node: ast.expr, loss_results: set[str]) -> set[str]:
+def _operands(node: ast.expr, loss_results: set[str], modules: frozenset[str] = frozenset()) -> set[str]:
     """The names a value is computed from by arithmetic (``a + w * b``, ``-a``, ``a.mean()``):
     what a graph through the value runs through; not a call's arguments nor what is detached,
     nor an entry of a container unless it is one of ``loss_results`` (a loss function's)."""
@@ -515,15 +541,18 @@ def _operands(node: ast.expr, loss_results: set[str]) -> set[str]:
         dotted = dotted_name(node)
         return {dotted} if dotted and node.attr not in DETACHING else set()
     if isinstance(node, ast.BinOp):
-        return _operands(node.left, loss_results) | _operands(node.right, loss_results)
+        return _operands(node.left, loss_results, modules) | _operands(node.right, loss_results, modules)
     if isinstance(node, ast.UnaryOp):
-        return _operands(node.operand, loss_results)
+        return _operands(node.operand, loss_results, modules)
     if isinstance(node, ast.Subscript):  # info["loss"]: through a loss function's result
         container = dotted_name(node.value)
         return {container} if container in loss_results else set()
     called = method_call(node)
     if called is not None and called[1] in GRAPH_PRESERVING:
-        return _operands(called[0], loss_results)
+        if isinstance(called[0], ast.Name) and called[0].id in modules:  # torch.mean(x)
+            first = first_argument(node)
+            return _operands(first, loss_results, modules) if first is not None else set()
+        return _operands(called[0], loss_results, modules)
     return set()
 
 
