@@ -264,3 +264,18 @@ def test_a_parameter_holds_what_it_was_passed_until_the_function_rebinds_it():
     assert isinstance(facts.parameter_value("x"), TensorInfo)
     assert facts.value(ast.Name("x")) is None  # wherever it is read: a tensor or a list
     assert facts.parameter_value("y") is None
+
+
+def test_attributes_set_by_name_at_run_time_are_unknown_unless_init_sets_them():
+    """``self.__dict__.update(kwargs)`` (or ``setattr(self, key, v)``) may set any attribute:
+    one that only another method binds to a tensor is unknown; one ``__init__`` binds keeps it."""
+    source = (
+        "import torch\nclass Agent:\n    def __init__(self, **kwargs):\n        self.__dict__.update(kwargs)\n"
+        "        self.w = torch.zeros(3)\n    def train(self):\n        self.alpha = torch.ones(1)\n"
+        "class Plain:\n    def train(self):\n        self.alpha = torch.ones(1)\n"
+    )
+    summary = ModuleSummary.of(ast.parse(source), source)
+    agent, plain = Instance("Agent", ""), Instance("Plain", "")
+    assert summary.attribute(agent, "alpha") is None
+    assert summary.attribute(agent, "w") is not None
+    assert summary.attribute(plain, "alpha") is not None

@@ -187,3 +187,12 @@ def integer_literal(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int))
+
+
+def repeats_a_sequence(node: ast.BinOp) -> bool:
+    """``[0] * n``, ``n * (a, b)``, ``"-" * width``: a list, tuple or string repeated."""
+    sequences = (ast.List, ast.Tuple, ast.ListComp, ast.JoinedStr)
+    return isinstance(node.op, ast.Mult) and any(
+        isinstance(side, sequences) or (isinstance(side, ast.Constant) and isinstance(side.value, (str, bytes)))
+        for side in (node.left, node.right)
+    )

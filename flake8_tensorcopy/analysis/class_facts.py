@@ -39,6 +39,8 @@ class ClassFacts:
         self._elements: dict[str, list[tuple[ast.AST, ast.expr | EachElement]]] = {}
         self._values: dict[str, Value] = {}
         self._in_progress: set[str] = set()
+        # Whether a method sets attributes by name at run time (``self.__dict__.update(kwargs)``).
+        self._dynamic = False
 
     def _collect(self) -> dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]]:
         """attribute -> (the method that stores it, the value, where in it the attribute's
@@ -51,6 +53,7 @@ class ClassFacts:
                 stores.setdefault(statement.target.id, []).append((None, statement.annotation, ()))
             elif isinstance(statement, FUNCTION_DEFS) and (receiver := receiver_name(statement)):
                 for inner in iter_statements(statement, into=outside_functions):
+                    self._dynamic = self._dynamic or _sets_attributes_by_name(inner, receiver)
                     for target, value in stores_of(inner):
                         for leaf, path in leaves(target):
                             if _on(leaf, receiver):
@@ -69,6 +72,8 @@ class ClassFacts:
         self._in_progress.add(name)
         try:
             values, grounded = self._stored(name)
+            if self._dynamic and not self._set_in_init(name):
+                grounded = False  # what the run-time names set (hyper-parameters, most often) may be anything
             # ``self.x = torch.FloatTensor(self.x)`` alone says nothing of what ``self.x`` held
             # before it, which is what the reads elsewhere (and the conversion itself) may see.
             value = None if not grounded else self._filled_list(name, values) if EMPTY_LIST in values else join(values)
@@ -76,6 +81,11 @@ class ClassFacts:
             self._in_progress.discard(name)
         self._values[name] = value
         return value
+
+    def _set_in_init(self, name: str) -> bool:
+        return any(
+            method is not None and getattr(method, "name", "") == "__init__" for method, _, _ in self._stores.get(name, ())
+        )
 
     def stored(self) -> dict[str, list[Value | str]]:
         """What each store of each attribute gives (``EMPTY_LIST``: ``[]``)."""
@@ -162,3 +172,24 @@ def _element_writes(statement: ast.stmt, receiver: str) -> Iterator[tuple[str, a
             and isinstance(statement.value, (ast.List, ast.Tuple)):
         for element in statement.value.elts:
             yield statement.target.attr, element
+
+
+def _sets_attributes_by_name(statement: ast.stmt, receiver: str) -> bool:
+    """``self.__dict__.update(kwargs)``, ``vars(self).update(...)``, ``setattr(self, key, v)``
+    with a name known only at run time."""
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    call = statement.value
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "update":
+        owner = func.value
+        if isinstance(owner, ast.Attribute) and owner.attr == "__dict__" and _on_name(owner.value, receiver):
+            return True
+        return (isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "vars"
+                and len(owner.args) == 1 and _on_name(owner.args[0], receiver))
+    return (isinstance(func, ast.Name) and func.id == "setattr" and len(call.args) == 3
+            and _on_name(call.args[0], receiver) and not isinstance(call.args[1], ast.Constant))
+
+
+def _on_name(node: ast.expr, receiver: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == receiver

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..imports import ImportTable
-from .ast_patterns import AstCallShape, integer_literal
+from .ast_patterns import AstCallShape, integer_literal, repeats_a_sequence
 from .scope_facts import ScopeFacts
 from .summary import ModuleSummary
 from .values import tensor_tuple_value, torch_tuple_value
@@ -310,6 +310,8 @@ class Inference:
                 return TENSOR
             return None
         if isinstance(node, ast.BinOp):
+            if repeats_a_sequence(node):
+                return None  # [1] * n: a list, whatever n is
             left, right = self.info(node.left), self.info(node.right)
             if left or right:
                 index = bool(left and left.index) and not (right and not right.index)

@@ -49,6 +49,7 @@ from .vocabulary import (
 from .in_force import StraightPaths
 from .values import Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
 from .ast_patterns import (
+    repeats_a_sequence,
     AstCallShape,
     integer_literal,
     ELEMENT_WRITERS,
@@ -655,6 +656,8 @@ class ScopeFacts:
             return None
         if isinstance(node, ast.BinOp):
             operands = self.value(node.left), self.value(node.right)
+            if repeats_a_sequence(node):  # [1] * n: a list, whatever n is
+                return Holds.TENSORS if Holds.TENSORS in operands else None
             left, right = (value if isinstance(value, TensorInfo) else None for value in operands)
             if left or right:
                 index = bool(left and left.index) and not (right and not right.index)

@@ -196,6 +196,12 @@ class TensorFromTensor(Rule):
                 "    return torch.Tensor(rearrange(x, 'b c h w -> b (h w) c'))\n", [(4, 12)]),
     )
     clean = (
+        # A list repeated by a tensor's count is a list: [1] * seqlen.
+        "import torch\ndef f(lengths: torch.Tensor):\n    for seqlen in lengths:\n        mask = torch.Tensor([1] * seqlen)\n",
+        # Attributes set by name at run time (hyper-parameters) may be anything when read in __init__.
+        "import numpy as np\nimport torch\nclass Agent:\n    def __init__(self, **kwargs):\n        self.__dict__.update(kwargs)\n"
+        "        self.log_alpha = torch.tensor(np.log(self.alpha), requires_grad=True)\n"
+        "    def train(self):\n        self.alpha = self.log_alpha.exp()\n",
         "import torch\ndef f():\n    return torch.tensor([1.0, 2.0]), torch.Tensor(3, 4)\n",
         "import torch\ndef f(t: torch.Tensor):\n    return torch.tensor(t.tolist()), torch.tensor(t.item())\n",
         "import torch\ndef f(a):\n    return torch.tensor(a)\n",
