@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import _accuracy, metadata
+from . import _accuracy, _blind, metadata
 from .rule import Rule
 from .rules import ALL_RULES
 
@@ -32,14 +32,35 @@ def accuracy_sentence(code: str) -> str:
     )
 
 
+def status_sentence(rule: type[Rule]) -> str:
+    """On by default or not, and the blind measurement that decides it (``_blind.py``): a
+    rule is on by default only with enough hazards, labelled blind in repositories no rule
+    was developed on, found at a high enough precision."""
+    head = "on by default" if rule.enabled_by_default else f"off by default: enable with `--enable-extensions {rule.code}`"
+    figures = _blind.FIGURES.get(rule.analyser().code)
+    bar = (f"on by default needs at least {_blind.MINIMUM_HAZARDS} blind hazards at precision "
+           f"{_blind.MINIMUM_PRECISION} or better")
+    if figures is None:
+        return f"{head}. Not measured blind yet; {bar}."
+    hazards, repositories, found, false = figures
+    flagged = found + false
+    precision = f"{found / flagged:.1%}" if flagged else "not defined (no finding)"
+    measured = (
+        f"measured blind on the {_blind.REPOSITORIES} repositories of `bench/accuracy/repos-blind.csv`, which no "
+        f"rule was developed on: {hazards:,} hazard{'s' if hazards != 1 else ''} in {repositories} "
+        f"repositor{'ies' if repositories != 1 else 'y'}, {found:,} found, {false} false finding{'s' if false != 1 else ''} "
+        f"(precision {precision})"
+    )
+    if rule.enabled_by_default:
+        return f"{head}; {measured}."
+    return f"{head}; {measured}: {bar}."
+
+
 def render(rule: type[Rule]) -> str:
     docs = rule.docs
-    default = "on by default" if rule.enabled_by_default else (
-        "off by default: enable with `--enable-extensions " + rule.code + "`"
-    )
     sections = [
         f"# {rule.code}: {rule.name}\n",
-        f"Message: `{rule.code} {rule.message}`\n\nStatus: {default}.\n",
+        f"Message: `{rule.code} {rule.message}`\n\nStatus: {status_sentence(rule)}\n",
         f"## What it does\n\n{docs.what}\n",
         f"## Why is this bad?\n\n{docs.why}\n",
         f"## Example\n\n```python\n{docs.example}```\n",

@@ -120,6 +120,12 @@ def _opt_in(code: str) -> type[_OptInChecker]:
     return type(f"{code}Checker", (_OptInChecker,), {"triggers": triggers, "__module__": __name__})
 
 
+TCP004Checker = _opt_in("TCP004")
+TCP005Checker = _opt_in("TCP005")
 TCP006Checker = _opt_in("TCP006")
+TCP007Checker = _opt_in("TCP007")
+TCP008Checker = _opt_in("TCP008")
+TCP009Checker = _opt_in("TCP009")
 TCP010Checker = _opt_in("TCP010")
+TCP011Checker = _opt_in("TCP011")
 TCP012Checker = _opt_in("TCP012")

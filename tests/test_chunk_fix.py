@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from bench_modules import import_bench_modules
 
+from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy import chunk_fix, engine, fixer
 
 pytestmark = pytest.mark.compat
@@ -75,7 +76,7 @@ class Outer:
 
 
 def _fixable(source: str) -> list[tuple[int, int, str]]:
-    return [(f.line, f.col, f.code) for f in engine.lint_source(source) if f.fix is not None]
+    return [(f.line, f.col, f.code) for f in engine.lint_source(source, rules=ALL_RULES) if f.fix is not None]
 
 
 @pytest.mark.parametrize("source", [
@@ -88,8 +89,8 @@ def test_each_fix_in_its_chunk_is_the_whole_file_fixers(source):
     findings = _fixable(source)
     assert len(findings) >= 3
     for only in findings:
-        whole = fixer.fix_source(source, unsafe=True, only=only).source
-        assert chunk_fix.fix_finding(source, only, engine.rules_for()) == whole, only
+        whole = fixer.fix_source(source, ALL_RULES, unsafe=True, only=only).source
+        assert chunk_fix.fix_finding(source, only, ALL_RULES) == whole, only
 
 
 def test_a_finding_that_is_gone_is_not_fixed():

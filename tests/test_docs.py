@@ -72,3 +72,34 @@ def test_a_rules_link_is_its_page_in_the_repository_of_pyproject(monkeypatch, tm
         assert docs.page_url(ALL_RULES[2]) == f"{repository}/blob/main/rules/{ALL_RULES[2].code}.md"
     finally:
         metadata.repository_url.cache_clear()
+
+
+def test_a_rule_is_on_by_default_only_when_proven_blind():
+    """Issue 45's policy: at least 30 hazards labelled blind in repositories no rule was
+    developed on, found at precision 0.98 or better (``_blind.py``, from blind.json)."""
+    from flake8_tensorcopy import _blind
+
+    for rule in ALL_RULES:
+        if not rule.enabled_by_default:
+            continue
+        hazards, _, found, false = _blind.FIGURES[rule.analyser().code]
+        assert hazards >= _blind.MINIMUM_HAZARDS, rule.code
+        assert found / (found + false) >= _blind.MINIMUM_PRECISION, rule.code
+
+
+def test_the_blind_figures_are_generated_from_the_measurement():
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("blind_figures", ROOT / "bench" / "accuracy" / "blind_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    measured = json.loads((ROOT / "bench" / "accuracy" / "blind.json").read_text(encoding="utf-8"))
+    assert (ROOT / "flake8_tensorcopy" / "_blind.py").read_text(encoding="utf-8") == module.render(measured)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_each_page_states_its_blind_measurement_and_status(rule):
+    page = (ROOT / "rules" / f"{rule.code}.md").read_text(encoding="utf-8")
+    assert docs.status_sentence(rule) in page
+    assert docs.status_sentence(rule).startswith("on by default" if rule.enabled_by_default else "off by default")

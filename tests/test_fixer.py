@@ -18,6 +18,7 @@ import libcst as cst
 import pytest
 
 from flake8_tensorcopy import cli, engine, fixer, noqa
+from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.rule import Fix, FixPlan, Rule, RuleDocs
 
 pytestmark = pytest.mark.compat
@@ -25,14 +26,14 @@ pytestmark = pytest.mark.compat
 
 def _fix(source: str, unsafe: bool = False) -> fixer.FixResult:
     source = textwrap.dedent(source)
-    result = fixer.fix_source(source, unsafe=unsafe)
+    result = fixer.fix_source(source, ALL_RULES, unsafe=unsafe)
     ast.parse(result.source)
     cst.parse_module(result.source)
-    again = fixer.fix_source(result.source, unsafe=unsafe)
+    again = fixer.fix_source(result.source, ALL_RULES, unsafe=unsafe)
     assert again.source == result.source and not again.applied, "a second fix pass changed something"
     silencer = noqa.Silencer(result.source)
     left = [
-        f for f in engine.lint_source(result.source)
+        f for f in engine.lint_source(result.source, rules=ALL_RULES)
         if fixer.applicable(f.fix, unsafe) and not silencer.silences(f.code, f.line)
     ]
     assert not left, left
@@ -415,8 +416,8 @@ def test_tensor_of_tensor_variants():
 
 def test_safe_only_by_default():
     source = "import copy\nimport torch\n\ndef f(t: torch.Tensor):\n    return copy.deepcopy(t), torch.Tensor(t)\n"
-    assert fixer.fix_source(source).source == source
-    assert fixer.fix_source(source, unsafe=True).counts() == {"TCP003": 1, "TCP005": 1}
+    assert fixer.fix_source(source, ALL_RULES).source == source
+    assert fixer.fix_source(source, ALL_RULES, unsafe=True).counts() == {"TCP003": 1, "TCP005": 1}
 
 
 def test_overlapping_fixes_are_applied_over_several_passes():

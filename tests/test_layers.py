@@ -17,7 +17,7 @@ LAYERS = {
         "runtime", "gitignore",
     },
     "analysis": {"analysis", "ast_walk", "ast_scopes", "ast_text", "gates", "prefilter"},
-    "rules": {"rule", "rules", "_triggers", "_accuracy", "docs"},
+    "rules": {"rule", "rules", "_triggers", "_accuracy", "_blind", "docs"},
     "engine": {"engine", "fix_sites", "fixer", "chunk_fix", "edits"},
 }
 ORDER = ["text", "analysis", "rules", "engine", "front ends"]

@@ -9,6 +9,7 @@ from flake8_tensorcopy.analysis import library_api
 from flake8_tensorcopy.analysis.cache import decode, encode
 from flake8_tensorcopy.analysis.values import LibraryObject
 from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.rules import ALL_RULES
 
 def _generator():
     return load_generator("generate_library_api")
@@ -73,4 +74,4 @@ def test_the_rules_read_the_fields_of_a_tabled_dataset():
         "    cifar = datasets.CIFAR10(root)\n"
         "    return labels, torch.tensor(cifar.targets), torch.tensor(train_set.classes)\n"
     )
-    assert [(f.line, f.code) for f in lint_source(source)] == [(8, "TCP005")]
+    assert [(f.line, f.code) for f in lint_source(source, rules=ALL_RULES)] == [(8, "TCP005")]

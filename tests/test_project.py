@@ -200,7 +200,7 @@ def expected(text: str) -> list[tuple[int, str]]:
 
 def found(path: Path) -> list[tuple[int, str]]:
     source = path.read_text()
-    return sorted((f.line, f.code) for f in engine.lint_source(source, path=str(path)))
+    return sorted((f.line, f.code) for f in engine.lint_source(source, path=str(path), rules=ALL_RULES))
 
 
 # Functions whose only callers are in other modules (the modules that import this one).
@@ -297,7 +297,7 @@ def test_imported_modules_are_evidence(tree: Path) -> None:
 
 def test_the_file_alone_knows_none_of_it(tree: Path) -> None:
     """Without its path (stdin), the file is read alone: nothing imported is known."""
-    assert engine.lint_source(TRAIN) == []
+    assert engine.lint_source(TRAIN, rules=ALL_RULES) == []
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ import pytest
 from test_project import write
 from test_project_hostile import opened  # noqa: F401 (a fixture)
 
+from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.analysis import cache, project
 
@@ -96,7 +97,7 @@ def loads(monkeypatch) -> list[str]:
 
 
 def found(path: Path) -> list[tuple[int, str]]:
-    return sorted((f.line, f.code) for f in engine.lint_source(path.read_text(), path=str(path)))
+    return sorted((f.line, f.code) for f in engine.lint_source(path.read_text(), path=str(path), rules=ALL_RULES))
 
 
 def entries(root: Path) -> list[Path]:

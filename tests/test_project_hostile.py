@@ -189,7 +189,7 @@ def test_the_cli_neither_waits_on_a_pipe_it_walks_nor_on_one_it_is_given(tmp_pat
     crops = _crops(tmp_path, {"detect.py": DETECT})
     os.mkfifo(tmp_path / "pipe.py")
     with deadline(30):
-        assert cli.main(["--no-cache", "-q", "-j", "1", str(tmp_path)]) == 1  # the pipe is not source
+        assert cli.main(["--no-cache", "-q", "-j", "1", "--extend-select", "TCP005", str(tmp_path)]) == 1  # the pipe is not source
         assert "crops.py:5:" in capsys.readouterr().out
-        assert cli.main(["--no-cache", "-q", str(tmp_path / "pipe.py"), str(crops)]) == 2
+        assert cli.main(["--no-cache", "-q", "--extend-select", "TCP005", str(tmp_path / "pipe.py"), str(crops)]) == 2
         assert "pipe.py: error: cannot read it: not a plain file" in capsys.readouterr().err

@@ -26,6 +26,7 @@ _TWINS = frozenset(
 class InplaceAdvancedIndex(Rule):
     code = "TCP007"
     name = "inplace-on-advanced-index"
+    enabled_by_default = False  # not yet proven blind: see its page
     message = (
         "in-place method on an advanced-indexing result (mask, list or index tensor) changes a copy; "
         "the indexed tensor stays unchanged: use item assignment `x[idx] = v` / `x[idx] += v`, "
