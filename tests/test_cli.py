@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import every_rule
 import pytest
 
 from flake8_tensorcopy import __version__, docs, metadata
@@ -42,8 +43,10 @@ def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Completed
 
 @pytest.fixture
 def project(tmp_path):
+    """The two files, with every rule on (the opt-in ones too)."""
     (tmp_path / "risky.py").write_text(RISKY)
     (tmp_path / "clean.py").write_text(CLEAN)
+    (tmp_path / "pyproject.toml").write_text(every_rule.TABLE)
     return tmp_path
 
 
@@ -58,13 +61,20 @@ def _rows(text: str) -> list[tuple[str, int, int, str]]:
 def test_text_format_and_exit_code_1(project):
     result = run("risky.py", "clean.py", cwd=project)
     assert result.returncode == 1, result.stderr
-    assert _rows(result.stdout) == [  # TCP004 (line 9) is opt-in: not in a default run
+    assert _rows(result.stdout) == [
         ("risky.py", 6, 5, "TCP001"),
         ("risky.py", 7, 9, "TCP003"),
+        ("risky.py", 9, 5, "TCP004"),
         ("risky.py", 10, 15, "TCP002"),
     ]
     assert "2 finding(s) fixable with --fix." in result.stderr
     assert "1 more fixable with --fix --unsafe-fixes." in result.stderr
+
+
+def test_a_default_run_leaves_the_opt_in_rules_out(project):
+    (project / "pyproject.toml").unlink()
+    result = run("risky.py", cwd=project)
+    assert [row[3] for row in _rows(result.stdout)] == ["TCP001", "TCP003", "TCP002"]  # not TCP004
 
 
 @pytest.mark.slow
@@ -228,7 +238,7 @@ def test_explain_prints_the_rule_page(project, rule):
     ("args", "codes"),
     [
         (("--select", "TCP002"), {"TCP002"}),
-        (("--select", "TC"), {"TCP001", "TCP002", "TCP003", "TCP004"}),
+        (("--select", "TC"), {"TCP001", "TCP002", "TCP003"}),  # a prefix on the command line: no opt-in rule
         (("--ignore", "TCP001,TCP004"), {"TCP002", "TCP003"}),
         (("--select", "TCP", "--ignore", "TCP00"), set()),
         (("--select", "TCP001", "--ignore", "TCP"), {"TCP001"}),  # the longer prefix wins

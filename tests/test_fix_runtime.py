@@ -22,6 +22,7 @@ import textwrap
 import warnings
 from pathlib import Path
 
+import every_rule
 import pytest
 
 if sys.version_info >= (3, 12):  # pyproject.toml installs torch for 3.11 only; there it must be present
@@ -162,7 +163,7 @@ def _fix_and_import(tmp_path: Path, source: str, *extra: str):
     original.write_text(source, encoding="utf-8")
     target = tmp_path / "fixed_mod.py"
     target.write_text(source, encoding="utf-8")
-    result = _cli("--fix", *extra, str(target), cwd=tmp_path)
+    result = _cli("--fix", *every_rule.ARGS, *extra, str(target), cwd=tmp_path)
     assert result.returncode in (0, 1) and "error" not in result.stderr, result.stderr
     return _import(original), _import(target), target.read_text(encoding="utf-8")
 

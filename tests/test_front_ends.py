@@ -31,13 +31,14 @@ def step(w: torch.Tensor, t: torch.Tensor, img: torch.Tensor, device: str):
 # Each case: the table, the file linted (a path in the case's folder), and what all three
 # report: the findings as (line, column, code), or a piece of the error they all give.
 CASES = {
-    "defaults": ("", "train.py", [(5, 5, "TCP001"), (7, 5, "TCP004"), (10, 12, "TCP002")]),
+    "defaults": ("", "train.py", [(5, 5, "TCP001"), (10, 12, "TCP002")]),  # TCP004 is opt-in
     "ignore": ('ignore = ["TCP004"]\n', "train.py", [(5, 5, "TCP001"), (10, 12, "TCP002")]),
     "select": ('select = ["TCP001"]\n', "train.py", [(5, 5, "TCP001")]),
-    "per-file-ignores": ('[tool.flake8-tensorcopy.per-file-ignores]\n"legacy/*" = ["TCP001", "TCP002"]\n',
+    "per-file-ignores": ('[tool.flake8-tensorcopy]\nextend-select = ["TCP004"]\n\n'
+                         '[tool.flake8-tensorcopy.per-file-ignores]\n"legacy/*" = ["TCP001", "TCP002"]\n',
                          "legacy/old.py", [(7, 5, "TCP004")]),
     "misspelt key": ('ignor = ["TCP004"]\n', "train.py", "ignor: unknown key; did you mean 'ignore'?"),
-    "opt-in rule": ('extend-select = ["TCP006"]\n', "train.py",
+    "opt-in rule": ('extend-select = ["TCP006", "TCP004"]\n', "train.py",
                     [(5, 5, "TCP001"), (7, 5, "TCP004"), (9, 5, "TCP006"), (10, 12, "TCP002")]),
 }
 PARAMS = [pytest.param(name, id=name) for name in CASES]
@@ -115,7 +116,7 @@ def test_a_full_code_in_flake8s_select_turns_a_rule_on_as_the_commands_does(proj
     folder = projects["ignore"]
     flake8 = _run([sys.executable, "-m", "flake8", "--select", "TCP", "--extend-select", "TCP004", "train.py"], folder)
     command = _run([sys.executable, "-m", "flake8_tensorcopy", "--extend-select", "TCP004", "train.py"], folder)
-    assert _findings(flake8.stdout) == _findings(command.stdout) == CASES["defaults"][2]
+    assert _findings(flake8.stdout) == _findings(command.stdout) == [(5, 5, "TCP001"), (7, 5, "TCP004"), (10, 12, "TCP002")]
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ def test_a_flake8_run_with_findings_never_imports_libcst(tmp_path):
         from flake8.main import cli
         out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
         with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-            cli.main(["--select", "TCP", "train.py"])
+            cli.main(["--select", "TCP", "--enable-extensions", "TCP005,TCP008,TCP009", "train.py"])
     """)
     codes = {line.split()[1] for line in seen["out"].splitlines()}
     assert {"TCP001", "TCP002", "TCP003", "TCP005", "TCP008", "TCP009"} <= codes, seen["out"]

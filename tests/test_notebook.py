@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import every_rule
 import pytest
 
 from flake8_tensorcopy import engine, fixer
@@ -23,7 +24,7 @@ CELL_IDS = itertools.count(1)
 
 def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "flake8_tensorcopy", *args],
+        [sys.executable, "-m", "flake8_tensorcopy", *every_rule.ARGS, *args],
         cwd=cwd, input=stdin, capture_output=True, text=True, timeout=300,
     )
 

@@ -31,10 +31,62 @@ SOURCE = textwrap.dedent(
         array = images.cpu().numpy()
         array *= 255
         return array
+
+
+    def detached(x: torch.Tensor):
+        y = x.detach()
+        y.zero_()
+        return x
+
+
+    def wrapped(t: torch.Tensor):
+        return torch.tensor(t)
+
+
+    def masked(x: torch.Tensor):
+        x[x > 0].zero_()
+        return x
+
+
+    def best(model, opt, data, score):
+        kept = None
+        for batch in data:
+            model(batch).sum().backward()
+            opt.step()
+            if score() > 0.9:
+                kept = model.state_dict()
+        return kept
+
+
+    def summed(model, data, criterion):
+        total = 0
+        for x, y in data:
+            loss = criterion(model(x), y)
+            loss.backward()
+            total += loss
+        return total
+
+
+    def tie(self):
+        self.out.weight = torch.nn.Parameter(self.emb.weight)
+
+
+    def stack(d, n):
+        return torch.nn.ModuleList([torch.nn.Linear(d, d)] * n)
     """
 )
 # Where each opt-in rule's finding in SOURCE is (one each).
-EXPECTED = {"TCP006": "risky.py:6:5: TCP006", "TCP010": "risky.py:13:5: TCP010"}
+EXPECTED = {
+    "TCP004": "risky.py:19:5: TCP004",
+    "TCP005": "risky.py:24:12: TCP005",
+    "TCP006": "risky.py:6:5: TCP006",
+    "TCP007": "risky.py:28:5: TCP007",
+    "TCP008": "risky.py:38:20: TCP008",
+    "TCP009": "risky.py:47:18: TCP009",
+    "TCP010": "risky.py:13:5: TCP010",
+    "TCP011": "risky.py:52:23: TCP011",
+    "TCP012": "risky.py:56:32: TCP012",
+}
 
 
 def flake8(*args, cwd):

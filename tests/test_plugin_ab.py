@@ -45,7 +45,7 @@ def test_both_trees_run_and_agree(tmp_path: Path) -> None:
     runs = [line for line in result.stdout.splitlines() if line.startswith("  round 1:")]
     assert len(runs) == 2 and all("1 files" in run for run in runs), result.stdout
     assert "median CPU: base (HEAD)" in result.stdout and "ratio" in result.stdout
-    # the same code finds the same: TCP001 (.data.mul_) and TCP005 (torch.tensor of a loss) at least
+    # the same code finds the same: TCP001 (.data.mul_) at least (TCP005 is opt-in)
     same = [line for line in result.stdout.splitlines() if line.startswith("findings:")]
     assert same and same[0].startswith("findings: the same"), result.stdout
-    assert int(same[0].split()[-1]) >= 2
+    assert int(same[0].split()[-1]) >= 1

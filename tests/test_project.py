@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import every_rule
 import pytest
 
 from flake8_tensorcopy import engine
@@ -178,7 +179,7 @@ def main(unknown):
 """
 
 
-ENABLED = "[project]\nname = 'demo'\n\n[tool.flake8-tensorcopy]\nproject = true\n"
+ENABLED = "[project]\nname = 'demo'\n\n[tool.flake8-tensorcopy]\nproject = true\n" + every_rule.TABLE_KEYS
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import every_rule
 import pytest
 from test_project import write
 from test_project_hostile import opened  # noqa: F401 (a fixture)
@@ -56,7 +57,7 @@ state = torch.tensor(net.state())  # TCP005: through models/__init__.py to net.p
 """
 
 
-ON = "[tool.flake8-tensorcopy]\nproject = true\n"
+ON = "[tool.flake8-tensorcopy]\nproject = true\n" + every_rule.TABLE_KEYS
 
 
 @pytest.fixture()

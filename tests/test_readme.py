@@ -53,3 +53,8 @@ def test_every_relative_link_leads_to_a_file_and_heading(page):
         assert linked.exists(), f"{page.name} links to {target}: no such file"
         if anchor:
             assert anchor in _anchors(linked), f"{page.name} links to {target}: no such heading"
+
+
+def test_codes_table_says_which_rules_are_opt_in():
+    rows = dict(re.findall(r"^\| \[(TCP\d{3})\]\(rules/TCP\d{3}\.md\) \| [\w-]+ \| (on|opt-in)\b", README, re.MULTILINE))
+    assert rows == {rule.code: "on" if rule.enabled_by_default else "opt-in" for rule in ALL_RULES}

@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import every_rule
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -54,6 +55,7 @@ def tree(tmp_path):
         (folder / f"m{index:02d}.py").write_text(risky(1 + index % 4))
     (tmp_path / "clean.py").write_text("import torch\n\n\ndef f(x: torch.Tensor):\n    return x.detach().clone()\n")
     (tmp_path / "pkg1" / "broken.py").write_text("def f(:\n")
+    (tmp_path / "pyproject.toml").write_text(every_rule.TABLE)  # TCP004 is opt-in
     return tmp_path
 
 
@@ -152,6 +154,7 @@ def on_a_terminal(*args: str, cwd: Path) -> tuple[int, str, str]:
 def many_files(tmp_path):
     for index in range(800):  # some 2 s of linting: long enough for the bar to appear
         (tmp_path / f"m{index:03d}.py").write_text(risky(3))
+    (tmp_path / "pyproject.toml").write_text(every_rule.TABLE)
     return tmp_path
 
 

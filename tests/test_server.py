@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import every_rule
 import pytest
 
 pytest.importorskip("pygls")
@@ -74,6 +75,8 @@ def _with_encodings(capabilities: types.ClientCapabilities, *encodings: str) -> 
 
 @contextlib.asynccontextmanager
 async def session(capabilities=PULL, options=None):
+    """A server with the editor's ``options`` (by default: every rule on, opt-in ones too)."""
+    options = {"select": ["TCP", *every_rule.OPT_IN]} if options is None else options
     client = pytest_lsp.make_test_lsp_client()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     await client.start_io(sys.executable, "-m", "flake8_tensorcopy", "server", env=env, cwd=str(ROOT))
@@ -396,11 +399,11 @@ async def test_the_project_configuration_then_the_editor_settings(tmp_path):
 
 @pytest.mark.asyncio
 async def test_unsafe_fixes_setting_extends_fix_all():
-    async with session(PULL, options={"unsafeFixes": True}) as client:
+    async with session(PULL, options={"unsafeFixes": True, "select": ["TCP", "TCP008"]}) as client:
         uri = _open(client, SNAPSHOT)
         (action,) = await _actions(client, uri, _span((0, 0), (0, 0)), only=["source.fixAll"])
         fixed = _apply(SNAPSHOT, action.edit)
-        assert fixed == fixer.fix_source(SNAPSHOT, unsafe=True).source
+        assert fixed == fixer.fix_source(SNAPSHOT, [*engine.rules_for(), *engine.rules_for(["TCP008"])], unsafe=True).source
         assert "copy.deepcopy(model.state_dict())" in fixed
 
 

@@ -9,6 +9,7 @@ import os
 import signal
 from pathlib import Path
 
+import every_rule
 import pytest
 
 pytest.importorskip("pygls")
@@ -18,6 +19,7 @@ from bench_modules import import_bench_modules  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from test_server import PULL, WAIT_S, _actions, _apply, _open, _pull, _replace_all, _span, session  # noqa: E402
 
+from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy import engine, fixer, limits  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -157,7 +159,7 @@ def test_the_fixer_process_reads_the_project_with_the_editors_buffers(tmp_path):
     from flake8_tensorcopy.server import fixes
     from flake8_tensorcopy.server.fixer_process import FixerProcess
 
-    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n" + every_rule.TABLE_KEYS)
     helpers, train = tmp_path / "helpers.py", tmp_path / "train.py"
     helpers.write_text("import numpy as np\n\n\ndef make_batch(n):\n    return np.zeros(n)\n")
     source = "import torch\n\nfrom helpers import make_batch\n\nkept = torch.tensor(make_batch(8))\n"
@@ -167,7 +169,7 @@ def test_the_fixer_process_reads_the_project_with_the_editors_buffers(tmp_path):
     process = FixerProcess()
     try:
         def fixed() -> str:
-            edits = fixes.fix_all(source, engine.rules_for(), True, "", located[1], process.fix_all)
+            edits = fixes.fix_all(source, ALL_RULES, True, "", located[1], process.fix_all)
             assert process.pid is not None  # it was fixed there
             result = source
             for edit in sorted(edits.edits, key=lambda e: e.start, reverse=True):
@@ -176,7 +178,7 @@ def test_the_fixer_process_reads_the_project_with_the_editors_buffers(tmp_path):
 
         assert fixed() == source  # on disk, make_batch returns an array: nothing to fix
         located[0].overlay(str(helpers), unsaved)
-        assert fixed() == fixer.fix_source(source, engine.rules_for(), unsafe=True, path=str(train)).source != source
+        assert fixed() == fixer.fix_source(source, ALL_RULES, unsafe=True, path=str(train)).source != source
         located[0].overlay(str(helpers), None)
         assert fixed() == source
     finally:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import every_rule
 import pytest
 
 pytest.importorskip("pygls")
@@ -35,7 +36,7 @@ def step():
 
 
 def _project(root: Path) -> tuple[Path, Path]:
-    (root / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
+    (root / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n" + every_rule.TABLE_KEYS)
     helpers, train = root / "helpers.py", root / "train.py"
     helpers.write_text(HELPERS_ARRAY)
     train.write_text(TRAIN)
@@ -103,7 +104,7 @@ def run(det: torch.Tensor):
 async def test_a_caller_in_another_module_reaches_the_open_document(tmp_path: Path) -> None:
     """What the callers of another module pass is evidence too: their edits, unsaved or
     on disk, lint the callee's document again, as flake8 reads it."""
-    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n" + every_rule.TABLE_KEYS)
     crops, detect = tmp_path / "crops.py", tmp_path / "detect.py"
     crops.write_text(CROP)
     detect.write_text(NO_CALL)
@@ -130,7 +131,7 @@ async def test_a_caller_in_another_module_reaches_the_open_document(tmp_path: Pa
 async def test_an_open_module_never_saved_is_a_module(tmp_path: Path) -> None:
     """A buffer is a module of the project whether or not its file is on disk: a new file
     not saved yet, imported or importing."""
-    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.flake8-tensorcopy]\nproject = true\n" + every_rule.TABLE_KEYS)
     train, crops = tmp_path / "train.py", tmp_path / "crops.py"
     train.write_text(TRAIN)
     crops.write_text(CROP)
