@@ -424,3 +424,29 @@ def test_flake8_share_runs_flake8_and_counts_the_plugins_seconds(tmp_path):
 def test_flake8_share_without_arguments_says_how_to_call_it(tmp_path):
     done = subprocess.run([sys.executable, "-I", str(BENCH / "flake8_share.py")], capture_output=True, text=True)
     assert done.returncode == 2 and "REPORT.json FLAKE8-ARGUMENTS" in done.stderr
+
+
+@pytest.mark.slow
+def test_few_files_prints_both_sides_and_their_ratios(tmp_path):
+    """bench/few_files.py: a pre-commit or editor lint, without and with the plugin."""
+    import stat
+
+    venvs = []
+    for name in ("without", "with"):
+        script = tmp_path / name / "bin" / "flake8"
+        script.parent.mkdir(parents=True)
+        script.write_text(f"#!/bin/sh\nexec {sys.executable} -m flake8 \"$@\"\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        venvs.append(tmp_path / name)
+    source = tmp_path / "train.py"
+    source.write_text("import torch\n\n\ndef f(x: torch.Tensor):\n    return x.clone().detach()\n")
+    for mode in ([], ["--stdin"]):
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "few_files.py"), "--without", str(venvs[0]), "--with", str(venvs[1]),
+             "--pairs", "2", *mode, str(source)],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert lines[0].startswith("flake8 - on train.py" if mode else "flake8 on 1 file(s)")
+        assert [line.split()[0] for line in lines[1:]] == ["without", "with", "ratio"]

@@ -378,7 +378,7 @@ async def test_the_project_configuration_then_the_editor_settings(tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "pyproject.toml").write_text('[tool.flake8-tensorcopy]\nselekt = ["TCP"]\n')
-    async with session(PUSH) as client:
+    async with session(PUSH, options={}) as client:  # no editor settings: the project's table
         def open_at(path):
             uri = path.as_uri()
             client.text_document_did_open(types.DidOpenTextDocumentParams(

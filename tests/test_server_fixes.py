@@ -114,7 +114,7 @@ async def test_the_fix_all_is_resolved_only_when_chosen():
         lazy = actions[-1]
         assert lazy.edit is None and lazy.data
         resolved = await asyncio.wait_for(client.code_action_resolve_async(lazy), WAIT_S)
-        assert _apply(source, resolved.edit) == fixer.fix_source(source).source
+        assert _apply(source, resolved.edit) == fixer.fix_source(source, ALL_RULES).source
 
 
 def _workers(pid: int) -> list[int]:
@@ -137,13 +137,13 @@ async def test_the_fix_all_runs_in_a_process_of_its_own_that_ends_with_the_serve
         assert _workers(server) == []
         lazy = next(a for a in await _actions(client, uri, _span((0, 0), (0, 0))) if a.kind == "source.fixAll.tensorcopy")
         resolved = await asyncio.wait_for(client.code_action_resolve_async(lazy), WAIT_S)
-        assert _apply(source, resolved.edit) == fixer.fix_source(source).source
+        assert _apply(source, resolved.edit) == fixer.fix_source(source, ALL_RULES).source
         (worker,) = _workers(server)
         os.kill(worker, signal.SIGKILL)  # killed (out of memory...): started again
         _replace_all(client, uri, source + "\nextra = 1\n", 2)
         lazy = next(a for a in await _actions(client, uri, _span((0, 0), (0, 0))) if a.kind == "source.fixAll.tensorcopy")
         resolved = await asyncio.wait_for(client.code_action_resolve_async(lazy), WAIT_S)
-        assert _apply(source + "\nextra = 1\n", resolved.edit) == fixer.fix_source(source + "\nextra = 1\n").source
+        assert _apply(source + "\nextra = 1\n", resolved.edit) == fixer.fix_source(source + "\nextra = 1\n", ALL_RULES).source
         (worker,) = _workers(server)
     for _ in range(100):  # the session ended with shutdown and exit
         if not Path(f"/proc/{worker}").exists():
