@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..imports import FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
+from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .ast_patterns import spans_any, statement_first_line, stored_targets, target_paths, written_in_place
 from .class_facts import ClassFacts
 from .own_code import OwnCode, own_code
@@ -777,7 +777,18 @@ class ModuleSummary:
         """Whether the file defines a named tuple with a field called ``data``
         (``Binding = namedtuple("Binding", ("name", "data"))``): its ``.data`` is no tensor's."""
         if self._data_records is None:
-            self._data_records = any(map(self._is_data_record, ast.walk(self.tree)))
+            lines = self._lines_spelling(("amedtuple", "amedTuple"))
+            if lines is None:
+                nodes = ast.walk(self.tree)
+            else:  # only the statements that spell a record factory: not a walk of the whole tree
+                nodes = (
+                    node
+                    for statement in iter_statements(self.tree)
+                    if spans_any(statement, lines) and (
+                        isinstance(statement, ast.ClassDef) or not isinstance(statement, COMPOUND_STATEMENTS))
+                    for node in ((statement,) if isinstance(statement, ast.ClassDef) else ast.walk(statement))
+                )
+            self._data_records = any(map(self._is_data_record, nodes))
         return self._data_records
 
     def _is_data_record(self, node: ast.AST) -> bool:
