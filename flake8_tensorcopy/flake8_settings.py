@@ -7,7 +7,8 @@ options on top.
 - A rule named by its full code in flake8's ``--select`` or ``--extend-select`` (command
   line or flake8 config) is turned on over the table, as the command's ``--extend-select``
   turns it on: that is how an opt-in rule is enabled everywhere. flake8's
-  ``--enable-extensions TCP006`` does the same for an opt-in rule. A prefix (``TC``,
+  ``--enable-extensions TCP006`` does the same for an opt-in rule (its own checker then
+  finds the main one runs it, and does nothing). A prefix (``TC``,
   ``TCP``) chooses nothing here; flake8 filters what the plugin reports with it, and with
   its ignores, as for any plugin.
 - A table that cannot be used stops flake8 with the command's message.
@@ -46,7 +47,12 @@ def load(options: argparse.Namespace) -> PluginSettings:
         elif display != "stdin":
             paths.append(display)
     known = {code for code, _ in selection.CODES}
-    given = (*(options.select or ()), *(getattr(options, "extend_select", None) or ()))
+    enabled = getattr(options, "enable_extensions", None) or ()
+    if isinstance(enabled, str):
+        enabled = enabled.split(",")
+    # An extension enabled by its code is run by the main checker with the others: one plan of
+    # the file for every rule, not one per opt-in checker.
+    given = (*(options.select or ()), *(getattr(options, "extend_select", None) or ()), *enabled)
     named = tuple(code.strip().upper() for code in given if code.strip().upper() in known)
     opt_in = tuple(code for code, enabled_by_default in selection.CODES if not enabled_by_default)
     isolated, paths = bool(getattr(options, "isolated", False)), paths or ["."]
