@@ -243,8 +243,20 @@ class StateDictSnapshot(Rule):
             "    model.load_state_dict(best_model)\n",
             [(8, 26)],
         ),
+        # A model read from a file that an optimizer here then trains: its snapshot moves.
+        Example(
+            "import torch\ndef f(data, path):\n    best = None\n    saved = torch.load(path)\n"
+            "    opt = torch.optim.SGD(saved.parameters(), lr=0.1)\n    for x in data:\n"
+            "        saved(x).sum().backward()\n        opt.step()\n        best = saved.state_dict()\n"
+            "    saved.load_state_dict(best)\n",
+            [(9, 16)],
+        ),
     )
     clean = (
+        # The state_dict of a model just read from a file: nothing here trains it.
+        "import torch\ndef f(model, opt, data, path):\n    best = None\n    for x in data:\n"
+        "        model(x).sum().backward()\n        opt.step()\n        saved = torch.load(path)\n"
+        "        best = saved.state_dict()\n    model.load_state_dict(best)\n",
         # Saved at once, then only deleted: `del` keeps nothing.
         "import torch\ndef f(model, opt, data, score, path):\n    best = 0\n    for x in data:\n"
         "        model(x).sum().backward()\n        opt.step()\n        if score() > best:\n"
