@@ -30,7 +30,7 @@ from flake8 import defaults
 from . import selection
 
 if TYPE_CHECKING:
-    from .rule import Rule  # it imports LibCST
+    from .rule import Rule
 
 TABLE = "flake8-tensorcopy"
 PYPROJECT = "pyproject.toml"
@@ -104,7 +104,7 @@ class Settings:
 
 
 def _rules(codes: tuple[str, ...]) -> tuple[type[Rule], ...]:
-    from .rules import ALL_RULES  # the rule modules import LibCST: the flake8 plugin asks for codes
+    from .rules import ALL_RULES  # only when asked: the flake8 plugin needs the codes alone
 
     return tuple(rule for rule in ALL_RULES if rule.code in codes)
 

@@ -2,8 +2,7 @@
 
 The flake8 plugin, the CLI and the fixer all call into this module; nothing else
 walks code. Detection reads ``ast``; LibCST is imported and parsed only to build the
-fixes of a run that shows or applies them (:func:`analyse_module`), and for the rules
-whose detection still reads LibCST's tree (``cst_rule.py``).
+fixes of a run that shows or applies them (:func:`analyse_module`).
 """
 
 from __future__ import annotations
@@ -294,9 +293,9 @@ def chunks_of(source: str, plan: prefilter.Plan, summary: ModuleSummary, rules: 
 def _collector_paused() -> contextlib.AbstractContextManager[None]:
     """Pause Python's cycle collector while one chunk is parsed and analysed.
 
-    LibCST allocates tens of thousands of nodes a chunk, so the collector would run
-    many times, each scanning everything the host process holds (under flake8, every
-    result so far): a fifth of the plugin's time. The trees hold no reference cycles
+    A chunk's analysis allocates tens of thousands of objects (a LibCST parse, where fixes
+    are built, many more), so the collector would run many times, each scanning everything
+    the host process holds (under flake8, every result so far). The trees hold no reference cycles
     and are freed by reference counting; anything else waits for the next collection.
     Counted across threads (``collector``): the language server lints and fixes at once.
     """

@@ -16,10 +16,11 @@ from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (r
 
 @dataclass(frozen=True)
 class Fix:
-    """How to fix one finding: edits to the parsed module, applied by ``fixer.py``.
+    """How to fix one finding: edits to the LibCST module a :class:`FixPlan`'s builder was
+    given (``FixSite.module``), applied by ``fixer.py``.
 
-    ``replacements``: ``(old, new)`` pairs. ``old`` is a node of the module the rule
-    visited, matched by identity (never by equality); ``new`` takes its place. ``new``
+    ``replacements``: ``(old, new)`` pairs. ``old`` is a node of that module, matched by
+    identity (never by equality); ``new`` takes its place. ``new``
     may also be ``cst.RemoveFromParent()`` (delete a statement or an argument) or a
     ``cst.FlattenSentinel([...])`` (one statement becomes several). Replace the
     smallest node that changes, and reuse the original nodes inside ``new`` so that

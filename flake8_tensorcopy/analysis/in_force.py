@@ -1,6 +1,6 @@
-"""Which of a name's bindings the LibCST inference may read at a call, on flake8's ``ast``.
+"""Which of a name's bindings the rules' evaluator may read at a call, on flake8's ``ast``.
 
-The inference (``scopes.py``) follows a scope's code in order: a plain assignment replaces
+The evaluator (``evaluator.py``, driven by ``ast_scopes.py``) follows a scope's code in order: a plain assignment replaces
 what a name held, an ``if`` or a loop body is a branch (taken once: no binding made later
 in a loop reaches back to its top), and only where the name's binding says nothing does
 it fall back to the module summary's view of the whole scope. So where the last statement

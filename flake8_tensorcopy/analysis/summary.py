@@ -15,7 +15,7 @@ assignment to it in its class does (``None`` aside). Unknown stays unknown.
 
 Everything is computed on demand and memoised: a file whose triggers pick nothing costs
 nothing, and only the functions and classes that a question reaches are walked. The
-gates (``gates.py``) and the LibCST inference (``inference.py``) read the same answers,
+gates (``gates.py``) and the rules' evaluator (``evaluator.py``) read the same answers,
 so the prefilter's decisions and the findings cannot disagree.
 """
 from __future__ import annotations

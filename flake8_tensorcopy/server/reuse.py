@@ -131,7 +131,7 @@ def _digest(node: ast.AST | None) -> bytes | None:
 class _Recorder:
     """The module summary as a chunk's analysis sees it, noting every question and answer.
 
-    The questions the analysis asks (``inference.py``, the rules) are answered here and
+    The questions the analysis asks (``analysis/evaluator.py``, the rules) are answered here and
     noted; any other attribute is handed over unnoted and marks the record incomplete."""
 
     # Questions answered by plain values, which are noted as they are.
