@@ -128,7 +128,11 @@ class StateDictSnapshot(Rule):
         "optimizers a function builds, when every step in it is theirs (a federated client's "
         "snapshot of the global model is not moved by its own optimizer), and a name bound again "
         "before a read holds the new value. {accuracy} Misses there include `{k: v.cpu() ...}`; "
-        "a forward pass in train mode that updates batch-norm buffers is not seen as moving the weights.",
+        "a forward pass in train mode that updates batch-norm buffers is not seen as moving the weights. "
+        "An optimizer's state_dict (its exp_avg, momentum buffers and step counts) is judged as a model's, "
+        "with a message of its own; a line keeping both gets one finding. The blind set's one TCP008 "
+        "hazard is an optimizer's (learn2learn: the state loaded into the validation optimizer, whose "
+        "steps then change it); not measured apart from the rule.",
         fix_safety="Unsafe: the value is wrapped in `copy.deepcopy(...)` (adding `import copy` when "
         "needed), which now holds a second copy of the weights in memory and no longer follows "
         "them, which is the point.",
