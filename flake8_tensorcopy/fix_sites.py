@@ -14,8 +14,8 @@ import ast
 import libcst as cst
 
 from . import positions
-from .spans import Span, span_of
 from .rule import Fix, FixPlan, FixSite, Report
+from .spans import Span, span_of
 
 # The LibCST node types that stand for each ``ast`` node type.
 _KINDS: dict[type, tuple[type, ...]] = {
@@ -68,6 +68,7 @@ _KINDS: dict[type, tuple[type, ...]] = {
     ast.ClassDef: (cst.ClassDef,),
     ast.Try: (cst.Try,),
 }
+
 
 class SiteFinder:
     """The LibCST nodes of ``module`` by span, for matching ``ast`` nodes of the same text."""
