@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from .analysis.evaluator import PARAMETER, TENSOR, annotation_info, bound_names, method_call, narrowed_name
-from .analysis.vocabulary import NAMED_PARAMETER_ITERATORS, NO_GRAD_CONTEXTS, PARAMETER_ITERATORS
+from .analysis.evaluator import annotation_info, bound_names, method_call, narrowed_name
+from .analysis.vocabulary import NAMED_PARAMETER_ITERATORS, NO_GRAD_CONTEXTS, PARAMETER, PARAMETER_ITERATORS, TENSOR
 
 if TYPE_CHECKING:
     from .rule import Context

@@ -34,9 +34,9 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .analysis.ast_patterns import Unpacked, target_paths, unstarred, written_in_place
 from .analysis.in_force import StraightPaths
 from .analysis.own_code import BODY, OwnCode
-from .analysis.ast_patterns import Unpacked, target_paths, written_in_place
 from .analysis.scope_facts import ScopeFacts
 from .analysis.summary import ModuleSummary
 from .analysis.values import Holds, tensor_tuple_value
@@ -149,7 +149,7 @@ class ArgumentGate(Gate):
     def _could_hold_tensor(self, argument: ast.expr, function: FunctionFacts, call: ast.Call,
                            seen: frozenset[str] = frozenset()) -> bool:
         if self.elements and isinstance(argument, (ast.List, ast.Tuple)):  # also nested: [[t]]
-            return any(self._could_hold_tensor(_unstarred(e), function, call, seen) for e in argument.elts)
+            return any(self._could_hold_tensor(unstarred(e), function, call, seen) for e in argument.elts)
         if self.elements and (
             function.facts.value(argument) == Holds.TENSORS
             or (isinstance(argument, ast.Name) and function.facts.receives_tensors(argument.id))
@@ -183,8 +183,6 @@ def _iterates_parameters(iterable: ast.expr) -> bool:
     return isinstance(func, ast.Name) and func.id == "enumerate"
 
 
-def _unstarred(node: ast.expr) -> ast.expr:
-    return node.value if isinstance(node, ast.Starred) else node
 
 
 class FunctionFacts:
@@ -319,7 +317,7 @@ class FunctionFacts:
         if binding.kind == "loop" and isinstance(source, Unpacked):  # a, b = value
             value = source.value
             if isinstance(value, (ast.Tuple, ast.List)):
-                return any(self.could_be_tensor(_unstarred(element)) for element in value.elts)
+                return any(self.could_be_tensor(unstarred(element)) for element in value.elts)
             returned = self.facts.value(value)  # a tuple when the file's own function returns one
             return self.could_be_tensor(value) or (
                 isinstance(returned, tuple) and any(isinstance(v, TensorInfo) for v in returned)
@@ -331,7 +329,7 @@ class FunctionFacts:
         ``zip``/``enumerate``/``reversed`` of those."""
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
                 and iterable.func.id in ("zip", "enumerate", "reversed"):
-            return any(self._could_iterate_tensors(_unstarred(argument)) for argument in iterable.args)
+            return any(self._could_iterate_tensors(unstarred(argument)) for argument in iterable.args)
         return _iterates_parameters(iterable) or self.could_be_tensor(iterable)
 
     def _names_torch(self, annotation: ast.expr) -> bool:
@@ -472,9 +470,9 @@ def _appended(call: ast.Call) -> list[ast.expr]:
         return []
     values = []
     for value in (*call.args, *(keyword.value for keyword in call.keywords)):
-        value = _unstarred(value)
+        value = unstarred(value)
         if method[1] == "extend" and isinstance(value, (ast.List, ast.Tuple)):
-            values += [_unstarred(element) for element in value.elts]
+            values += [unstarred(element) for element in value.elts]
         values.append(value)
     return values
 
@@ -951,7 +949,7 @@ class SnapshotGate(Gate):
             qualified = imports.qualify_expression(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
             method = _method(node)
             if qualified in DICT_COPIES and _argument_count(node) == 1:
-                node = node.keywords[0].value if node.keywords else _unstarred(node.args[0])
+                node = node.keywords[0].value if node.keywords else unstarred(node.args[0])
             elif method is not None and method[1] == "copy" and not _argument_count(node):
                 node = method[0]
         elif isinstance(node, ast.DictComp):
@@ -1120,7 +1118,7 @@ class AccumulationGate(Gate):
         elif isinstance(node, ast.UnaryOp):
             parts = [node.operand]
         elif isinstance(node, (ast.Tuple, ast.List)):
-            parts = [_unstarred(element) for element in node.elts]
+            parts = [unstarred(element) for element in node.elts]
         elif isinstance(node, ast.Dict):
             parts = [value for key, value in zip(node.keys, node.values) if key is not None]
         else:

@@ -233,6 +233,11 @@ class Rule:
         self.context = context
         self.inference = context.inference
 
+    @property
+    def lines(self) -> Sequence[str] | None:
+        """The walked text's lines, for what ``ast`` does not keep (None: not known)."""
+        return self.context.lines or None
+
     def report(self, node: ast.AST, message: str | None = None, fix: FixPlan | None = None,
                code: str | None = None) -> None:
         """Report a finding under ``code`` (this rule's by default; another only for a rule

@@ -196,3 +196,17 @@ def repeats_a_sequence(node: ast.BinOp) -> bool:
         isinstance(side, sequences) or (isinstance(side, ast.Constant) and isinstance(side.value, (str, bytes)))
         for side in (node.left, node.right)
     )
+
+
+def unstarred(node: ast.expr) -> ast.expr:
+    """``xs`` for ``*xs``; any other expression as it is."""
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+def argument_values(call: ast.Call) -> list[ast.expr]:
+    """The values of a call's arguments in source order, positional, keyword and starred
+    alike (``*xs`` gives ``xs``)."""
+    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
+    if call.keywords and call.args:
+        arguments.sort(key=lambda argument: (argument.lineno, argument.col_offset))
+    return [argument.value if isinstance(argument, (ast.Starred, ast.keyword)) else argument for argument in arguments]

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..imports import ImportTable
-from .ast_patterns import AstCallShape, integer_literal, repeats_a_sequence
+from .ast_patterns import AstCallShape, annotation_value, integer_literal, repeats_a_sequence
 from .scope_facts import ScopeFacts
 from .summary import ModuleSummary
 from .values import tensor_tuple_value, torch_tuple_value
@@ -34,7 +34,6 @@ from .vocabulary import (
     FRESH,
     FRESH_INDEX,
     FRESH_METHODS,
-    PARAMETER,
     PARAMETER_ATTRIBUTES,
     PARAMETER_CONSTRUCTORS,
     PARAMETER_ITERATORS,
@@ -565,31 +564,10 @@ def is_copying_conversion(call: ast.Call) -> bool:
 
 
 def annotation_info(annotation: ast.expr | None, imports: ImportTable) -> TensorInfo | None:
-    """``Tensor``, ``torch.Tensor``, ``nn.Parameter``, also inside Optional / ``| None``."""
-    if annotation is None:
-        return None
-    if isinstance(annotation, ast.Constant):  # a string annotation
-        return None
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        left = annotation_info(annotation.left, imports)
-        right = annotation_info(annotation.right, imports)
-        if left and is_none(annotation.right):
-            return left
-        if right and is_none(annotation.left):
-            return right
-        return None
-    if isinstance(annotation, ast.Subscript):
-        if imports.qualify_expression(annotation.value) in ("typing.Optional",) and not isinstance(
-            annotation.slice, (ast.Tuple, ast.Slice)
-        ):
-            return annotation_info(annotation.slice, imports)
-        return None
-    qualified = imports.qualify_expression(annotation)
-    if qualified in TENSOR_ANNOTATIONS:
-        return TENSOR
-    if qualified in PARAMETER_CONSTRUCTORS:
-        return PARAMETER
-    return None
+    """``Tensor``, ``torch.Tensor``, ``nn.Parameter``, also inside Optional / ``| None``: the
+    tensors of what the summary reads of an annotation (``annotation_value``)."""
+    value = annotation_value(annotation, imports) if annotation is not None else None
+    return value if isinstance(value, TensorInfo) else None
 
 
 def subscript_indices(node: ast.Subscript) -> list[ast.expr | None]:

@@ -6,7 +6,7 @@ import ast
 
 from ..analysis.evaluator import first_argument, method_call
 from ..analysis.vocabulary import LEGACY_CONSTRUCTORS
-from ..gates import _unstarred
+from ..analysis.ast_patterns import unstarred
 from ..lazy_cst import cst
 from ..rule import WS, ArgumentGate, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, module_reference, word
 
@@ -311,7 +311,7 @@ def _holds_tensor(rule: Rule, node: ast.expr) -> bool:
     if isinstance(node, (ast.List, ast.Tuple)):
         return any(
             rule.inference.is_tensor(value) or _holds_tensor(rule, value)
-            for value in map(_unstarred, node.elts)
+            for value in map(unstarred, node.elts)
         )
     return rule.inference.holds_tensors(node)
 

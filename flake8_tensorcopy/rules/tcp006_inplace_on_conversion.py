@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 
 from ..analysis.evaluator import (
     container_of,
@@ -102,11 +101,6 @@ class InplaceOnConversion(Rule):
         # the bindings of the moment: id(value) -> the conversion nearest to the name.
         self.aliasing_values: dict[int, ast.Call] = {}
         self.parameters: list[set[str]] = [set()]  # of each enclosing function
-
-    @functools.cached_property
-    def lines(self) -> list[str] | None:
-        """The walked text's lines (None: not known)."""
-        return self.context.lines or None
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         arguments = node.args

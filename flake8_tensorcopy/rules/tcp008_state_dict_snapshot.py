@@ -6,14 +6,14 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..analysis.ast_patterns import argument_values, unstarred
 from ..analysis.evaluator import argument_count, bound_names, callee_name, container_of, dotted_name, first_argument, method_call
-from ..analysis.vocabulary import DICT_COPIES, METRIC_FLAGS, SAVING, TRAINING_METHODS, holds_live_state, writes_in_place
+from ..analysis.own_code import compares_metrics
+from ..analysis.vocabulary import DICT_COPIES, SAVING, TRAINING_METHODS, holds_live_state, writes_in_place
 from ..gates import SnapshotGate
 from ..gates import _holder  # the gate's: where a stored value lives on
 from ..lazy_cst import cst
 from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, module_reference
-
-_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 # Calls that compare what they are given: torch.equal, torch.allclose, assertEqual, ...
 _COMPARING = ("equal", "close", "assert", "same", "compare")
@@ -507,7 +507,7 @@ class StateDictSnapshot(Rule):
     leave_While = leave_For
 
     def visit_If(self, node: ast.If) -> None:
-        self.frames[-1].branches.append(_compares_metrics(node.test))
+        self.frames[-1].branches.append(compares_metrics(node.test))
 
     def leave_If(self, node: ast.If) -> None:
         self.frames[-1].branches.pop()
@@ -601,16 +601,16 @@ class StateDictSnapshot(Rule):
             if key:
                 frame.loaded.append((key, self._tick()))
         elif any(word in name.lower() for word in SAVING):
-            for argument in _argument_values(node):  # torch.save(sd, f) serialises: not a read for later
+            for argument in argument_values(node):  # torch.save(sd, f) serialises: not a read for later
                 values = argument.values if isinstance(argument, ast.Dict) else [argument]
                 for value in values:
                     if isinstance(value, ast.Name) or _dotted(value) is not None:
                         self.not_reads.add(id(value))
         elif called and name in ("append", "insert", "extend") and argument_count(node):
             holder = _holder(called[0])
-            value = _argument_values(node)[-1]
+            value = argument_values(node)[-1]
             if name == "extend" and isinstance(value, (ast.List, ast.Tuple)):
-                values = [_unstarred(e) for e in value.elts]
+                values = [unstarred(e) for e in value.elts]
             else:
                 values = [value]
             for item in values:
@@ -715,7 +715,7 @@ class StateDictSnapshot(Rule):
             )
             called = method_call(inner)
             if qualified in DICT_COPIES and argument_count(inner) == 1:
-                inner = _argument_values(inner)[0]
+                inner = argument_values(inner)[0]
             elif called and called[1] == "copy" and not argument_count(inner):
                 inner = called[0]
         elif isinstance(inner, ast.DictComp):
@@ -968,24 +968,13 @@ def _root(dotted: str) -> str:
     return dotted.split(".", 1)[0].split("[", 1)[0]
 
 
-def _unstarred(node: ast.expr) -> ast.expr:
-    return node.value if isinstance(node, ast.Starred) else node
-
-
-def _argument_values(call: ast.Call) -> list[ast.expr]:
-    """The values of a call's arguments in source order, positional, keyword and starred
-    alike (``*xs`` gives ``xs``)."""
-    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
-    if call.keywords and call.args:
-        arguments.sort(key=lambda argument: (argument.lineno, argument.col_offset))
-    return [argument.value if isinstance(argument, (ast.Starred, ast.keyword)) else argument for argument in arguments]
 
 
 def _optimised_modules(call: ast.Call, lines: Sequence[str] = ()) -> set[str]:
     """``{"net"}`` for ``SGD(net.parameters(), ...)`` or ``Adam([{"params": net.fc.parameters()}])``:
     the modules whose parameters a constructor's arguments name (an optimizer's)."""
     modules: set[str] = set()
-    stack: list[ast.AST] = _argument_values(call)
+    stack: list[ast.AST] = argument_values(call)
     while stack:
         node = stack.pop()
         called = method_call(node)
@@ -1024,9 +1013,9 @@ def _aliasing_comprehension_source(node: ast.DictComp) -> ast.expr | None:
     if called is None or called[1] != "items":
         return None
     target = comp.target
-    if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(_unstarred(target.elts[1]), ast.Name)):
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(unstarred(target.elts[1]), ast.Name)):
         return None
-    value_name = _unstarred(target.elts[1]).id
+    value_name = unstarred(target.elts[1]).id
     value = node.value
     if isinstance(value, ast.Attribute) and value.attr == "data":
         value = value.value
@@ -1036,24 +1025,6 @@ def _aliasing_comprehension_source(node: ast.DictComp) -> ast.expr | None:
         return called[0]
     return None
 
-
-def _compares_metrics(test: ast.expr) -> bool:
-    """``if acc > best_acc:``, ``if loss < best and ...:``, ``if is_best:``."""
-    stack = [test]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Compare):
-            if any(isinstance(op, _COMPARISONS) for op in node.ops):
-                return True
-        elif isinstance(node, ast.BoolOp):
-            stack += node.values
-        elif isinstance(node, ast.UnaryOp):
-            stack.append(node.operand)
-        elif isinstance(node, (ast.Name, ast.Attribute)):
-            name = node.id if isinstance(node, ast.Name) else node.attr
-            if any(flag in name.lower() for flag in METRIC_FLAGS):
-                return True
-    return False
 
 
 # -- where LibCST's tree has statement lines --------------------------------------------

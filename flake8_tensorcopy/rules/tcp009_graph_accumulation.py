@@ -29,7 +29,8 @@ from ..analysis.vocabulary import (
     over_data,
 )
 from ..ast_scopes import is_no_grad
-from ..gates import AccumulationGate, _loss_call, _same, _unstarred
+from ..analysis.ast_patterns import unstarred
+from ..gates import AccumulationGate, _loss_call, _same
 from ..imports import FUNCTION_DEFS
 from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
@@ -308,7 +309,7 @@ class GraphAccumulation(Rule):
         elif called and callee in ACCUMULATING_METHODS and argument_count(node):
             holder = dotted_name(container_of(called[0]))
             value = _last_argument(node)
-            values = [_unstarred(e) for e in value.elts] if callee == "extend" and isinstance(value, (ast.List, ast.Tuple)) \
+            values = [unstarred(e) for e in value.elts] if callee == "extend" and isinstance(value, (ast.List, ast.Tuple)) \
                 else [value]
             for item in values:
                 self._accumulation(holder, item, node)
@@ -439,7 +440,7 @@ class GraphAccumulation(Rule):
         elif isinstance(node, ast.UnaryOp):
             parts = [self._evidence(node.operand, depth + 1)]
         elif isinstance(node, (ast.Tuple, ast.List)):
-            parts = [self._evidence(_unstarred(e), depth + 1) for e in node.elts]
+            parts = [self._evidence(unstarred(e), depth + 1) for e in node.elts]
         elif isinstance(node, ast.Dict):
             parts = [self._evidence(value, depth + 1) for key, value in zip(node.keys, node.values) if key is not None]
         else:
@@ -648,7 +649,7 @@ def _literal(node: ast.AST, types: tuple[type, ...]) -> bool:
 
 def _argument_values(call: ast.Call) -> list[ast.expr]:
     """Every argument's value: ``*args`` and ``**kwargs`` without their stars."""
-    return [*map(_unstarred, call.args), *(keyword.value for keyword in call.keywords)]
+    return [*map(unstarred, call.args), *(keyword.value for keyword in call.keywords)]
 
 
 def _last_argument(call: ast.Call) -> ast.expr:

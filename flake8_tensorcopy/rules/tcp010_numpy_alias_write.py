@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-import functools
 from dataclasses import dataclass
 
+from ..analysis.ast_patterns import unstarred
 from ..analysis.evaluator import (
     bound_names,
     first_argument,
@@ -165,11 +165,6 @@ class NumpyAliasWrite(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self.frames: list[_Frame] = []
-
-    @functools.cached_property
-    def lines(self) -> list[str] | None:
-        """The walked text's lines (None: not known)."""
-        return self.context.lines or None
 
     # -- scopes -------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -394,9 +389,6 @@ def _docstring(node: ast.FunctionDef) -> str:
     return ""
 
 
-def _unstarred(node: ast.expr) -> ast.expr:
-    return node.value if isinstance(node, ast.Starred) else node
-
 
 def _positional(call: ast.Call) -> ast.expr | None:
     """The call's first argument when it is a plain positional one (not ``*args``)."""
@@ -414,7 +406,7 @@ def _loop_pairs(target: ast.expr, iterable: ast.expr):
     if isinstance(target, ast.Name):
         yield target.id, iterable
         return
-    elements = [_unstarred(e) for e in target.elts] if isinstance(target, (ast.Tuple, ast.List)) else []
+    elements = [unstarred(e) for e in target.elts] if isinstance(target, (ast.Tuple, ast.List)) else []
     if called is not None and called[1] == "items" and not (iterable.args or iterable.keywords) and len(elements) == 2:
         yield from _loop_pairs(elements[1], called[0])
         return
@@ -470,7 +462,7 @@ def _names_in(node: ast.expr) -> set[str]:
     if isinstance(node, ast.Name):
         return {node.id}
     if isinstance(node, (ast.Tuple, ast.List)):
-        return {name for element in node.elts for name in _names_in(_unstarred(element))}
+        return {name for element in node.elts for name in _names_in(unstarred(element))}
     return set()
 
 

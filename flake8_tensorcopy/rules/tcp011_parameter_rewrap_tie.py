@@ -7,6 +7,7 @@ import io
 import tokenize
 from collections.abc import Sequence
 
+from ..analysis.ast_patterns import argument_values
 from ..analysis.evaluator import argument_count, dotted_name, first_argument, method_call
 from ..analysis.vocabulary import PARAMETER_CONSTRUCTORS, TIED_PARAMETER_ATTRIBUTES
 from ..gates import ParameterRewrapGate
@@ -117,7 +118,7 @@ class ParameterRewrapTie(Rule):
         called = method_call(node)
         if called is None or called[1] != "register_parameter" or argument_count(node) != 2:
             return
-        name, value = _argument_values(node)
+        name, value = argument_values(node)
         code = _Code(self.context.lines)
         attribute = code.plain_string(name)
         if attribute is not None:
@@ -177,7 +178,7 @@ class ParameterRewrapTie(Rule):
                 called = method_call(call)
                 if called is None or called[1] != "__init__":
                     continue
-                for value in _argument_values(call):
+                for value in argument_values(call):
                     root = value
                     while isinstance(root, (ast.Attribute, ast.Subscript)):
                         root = root.value
@@ -207,14 +208,6 @@ def _build_unwrap(site: FixSite) -> Fix:
         description=_FIX_DESCRIPTION,
     )
 
-
-def _argument_values(call: ast.Call) -> list[ast.expr]:
-    """The values of a call's arguments in source order, positional, keyword and starred
-    alike (``*xs`` gives ``xs``)."""
-    arguments: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
-    if call.keywords and call.args:
-        arguments.sort(key=lambda argument: (argument.lineno, argument.col_offset))
-    return [argument.value if isinstance(argument, (ast.Starred, ast.keyword)) else argument for argument in arguments]
 
 
 class _Code:
