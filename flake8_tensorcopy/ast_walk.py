@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 Hook = Callable[[object, ast.AST], None]
 
@@ -40,15 +40,13 @@ _SIMPLE_STATEMENTS = (
 _EMPTY: tuple = ()
 
 
-@dataclass(frozen=True)
-class _Field:
+class _Field(NamedTuple):
     name: str
     visit: tuple[tuple[int, Hook], ...]
     leave: tuple[tuple[int, Hook], ...]
 
 
-@dataclass(frozen=True)
-class _NodePlan:
+class _NodePlan(NamedTuple):
     visit: tuple[tuple[int, Hook], ...]
     fields: tuple[_Field, ...]
     leave: tuple[tuple[int, Hook], ...]

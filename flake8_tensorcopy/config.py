@@ -16,14 +16,12 @@ a folder's base name anywhere (flake8's and ruff's rule).
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
 from flake8 import defaults
 
@@ -50,8 +48,7 @@ class ConfigError(Exception):
     """A configuration file that cannot be used; the message names the file (and the key)."""
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(NamedTuple):
     """A glob over paths: anchored at ``base`` when it holds a ``/``, else over base names."""
 
     text: str
@@ -64,8 +61,7 @@ class Pattern:
         return fnmatch.fnmatch(os.path.abspath(path), anchored)
 
 
-@dataclass(frozen=True)
-class Overrides:
+class Overrides(NamedTuple):
     """What the command line says, already split into codes and patterns; None: not given."""
 
     select: tuple[str, ...] | None = None
@@ -77,8 +73,7 @@ class Overrides:
     respect_gitignore: bool | None = None
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     source: Path | None  # the configuration file read; None: the defaults
     codes: tuple[str, ...]  # of the rules chosen, in code order
     exclude: tuple[Pattern, ...]
@@ -185,6 +180,8 @@ def _read(path: Path, table_required: bool) -> _FileValues | None:
 
     A file not named pyproject.toml holds the keys at its top level (like ruff.toml).
     """
+    import tomllib  # here: a run that reads no configuration file never loads it
+
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -215,6 +212,8 @@ def _check(path: Path, table: Mapping[str, object], where: str) -> _FileValues:
 
     for key, value in table.items():
         if key not in KEYS:
+            import difflib  # only to suggest a key
+
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(KEYS)})"
             raise fail(key, f"unknown key{hint}")

@@ -16,20 +16,20 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
-from . import limits, prefilter
-from .runtime import collector, memory, yielding
+from . import lazy_cst, limits, prefilter
+from ._triggers import RULE_TRIGGERS
 from .analysis.summary import ModuleSummary
 from .ast_scopes import ScopeCloser, ScopeOpener
 from .ast_walk import Walker
 from .rule import Context, Fix, FixPlan, Report, Rule
+from .rules import rule_class
+from .runtime import collector, memory, yielding
 from .spans import span_of
-from .rules import ALL_RULES
 
 if TYPE_CHECKING:
     import libcst as cst
-
 
 
 class AnalysisError(Exception):
@@ -63,10 +63,8 @@ ChunkLinter = Callable[[str, int, ModuleSummary, str, Sequence[type[Rule]], bool
 
 def rules_for(codes: Iterable[str] | None = None) -> list[type[Rule]]:
     """The rule classes for ``codes``; by default those enabled by default."""
-    if codes is None:
-        return [rule for rule in ALL_RULES if rule.enabled_by_default]
-    wanted = set(codes)
-    return [rule for rule in ALL_RULES if rule.code in wanted]
+    wanted = {spec.code for spec in RULE_TRIGGERS if spec.enabled_by_default} if codes is None else set(codes)
+    return [rule_class(spec.code) for spec in RULE_TRIGGERS if spec.code in wanted]
 
 
 def lint_source(
@@ -98,8 +96,7 @@ def lint_source(
         planned.release()
 
 
-@dataclass(frozen=True, eq=False)
-class Planned:
+class Planned(NamedTuple):
     """A source text ready for its chunks' analysis: its ``ast``, the module summary and
     the plan of what to parse (the language server parses the ``ast`` from an earlier
     text's, ``server/reparse.py``). :meth:`release` it when done."""
@@ -212,7 +209,7 @@ def lint_planned(
                 findings.update(lint(chunk, offset, summary, scope, chunk_rules, ends))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
-    if parsed:
+    if parsed and lazy_cst.cst.loaded:  # LibCST's native parses, not ast's, leave the C heap fragmented
         memory.release_freed()  # the trees are gone: their pages need not outlive this file
     if scopes is not None:
         unpaid, refusal = list(scopes.unpaid_parts), scopes.refusal
@@ -224,8 +221,7 @@ def lint_planned(
     return sorted(findings)
 
 
-@dataclass(frozen=True)
-class PaidScopes:
+class PaidScopes(NamedTuple):
     """What a budget paid for, scope by scope, as the plan with fixes cuts the file into
     functions and module-level code. The flake8 plugin parses single statements where it
     can; charged by the scopes that hold them, it stops analysing where the command, which
@@ -275,12 +271,13 @@ def chunks_of(source: str, plan: prefilter.Plan, summary: ModuleSummary, rules: 
     lines = source.split("\n")
     if plan.whole_file:
         return [("the whole file", source, 0, "", rules, (1, len(lines)))]
+    chosen = [rule for rule in rules if plan.codes is None or rule.code in plan.codes]
     chunks: list[Chunk] = [
-        (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first), rules, (first, last))
+        (f"lines {first}-{last}", *_function_chunk(lines, first, last), summary.enclosing(first), chosen, (first, last))
         for first, last in plan.spans
     ]
     if plan.module_level is not None:
-        chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, "", rules, None))
+        chunks.append(("module-level code", _module_level_chunk(lines, plan.module_level), 0, "", chosen, None))
     # A statement's findings need nothing around it: no scope (see Gate.statements).
     chunks += [
         (f"line {first}" if first == last else f"lines {first}-{last}", *_function_chunk(lines, first, last), "",

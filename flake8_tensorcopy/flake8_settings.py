@@ -17,13 +17,12 @@ options on top.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import config, selection
 
 
-@dataclass(frozen=True)
-class PluginSettings:
+class PluginSettings(NamedTuple):
     chosen: config.Settings  # the table and flake8's full codes
     extended: config.Settings  # the same with every opt-in rule extended in (--enable-extensions)
 

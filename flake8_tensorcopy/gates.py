@@ -183,8 +183,6 @@ def _iterates_parameters(iterable: ast.expr) -> bool:
     return isinstance(func, ast.Name) and func.id == "enumerate"
 
 
-
-
 class FunctionFacts:
     """What the gates need to know about one scope (a function, or the module's tree for
     its code outside functions).

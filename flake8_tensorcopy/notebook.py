@@ -21,8 +21,7 @@ import difflib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MARK = "# flake8-tensorcopy: notebook"
 SUFFIX = ".ipynb"
@@ -40,8 +39,7 @@ class NotebookError(Exception):
     """The file is not a notebook this tool can read, or cannot be rewritten; ``str`` says why."""
 
 
-@dataclass(frozen=True)
-class CodeCell:
+class CodeCell(NamedTuple):
     number: int  # 1-based among all the notebook's cells, markdown included (ruff's "cell N")
     lines: tuple[str, ...]  # its source, split at "\n"
     python: tuple[str, ...]  # the same lines, IPython syntax replaced by stand-ins

@@ -3,8 +3,15 @@
 flake8 hands us the decoded source (``lines``, the unsaved buffer under an editor) and
 the ``ast`` tree it already parsed; we never reopen the file. The trigger prefilter
 runs first on plain data, so a file that cannot hold a finding costs no LibCST import
-and no parse. Any failure is contained here: one exception escaping ``run()`` would
-abort flake8's whole run, for every file.
+and no parse, and only the rules its triggers name are imported. Any failure is
+contained here: one exception escaping ``run()`` would abort flake8's whole run, for
+every file.
+
+The cycle collector is paused while the analysis is imported and while it runs: its
+modules are tens of thousands of objects that live as long as the process, and each
+lint allocates as many that reference counting frees. Scanned young and promoted, they
+set off full collections of everything flake8 holds, which a one-file run (``flake8 -``
+under an editor) would otherwise never pay.
 """
 
 from __future__ import annotations
@@ -13,10 +20,13 @@ import ast
 import logging
 from collections.abc import Iterator
 
-from . import __version__, flake8_settings, prefilter
-from ._triggers import RULE_TRIGGERS
-from .analysis.project import no_disk_cache
-from .analysis.summary import ModuleSummary
+from .runtime import collector
+
+with collector.paused():
+    from . import __version__, flake8_settings, prefilter
+    from ._triggers import RULE_TRIGGERS
+    from .analysis.project import no_disk_cache
+    from .analysis.summary import ModuleSummary
 
 # A child of flake8's logger, so that ``flake8 -v`` shows which files were skipped.
 LOG = logging.getLogger("flake8.tensorcopy")
@@ -48,7 +58,14 @@ class TensorCopyChecker:
     def parse_options(cls, options) -> None:
         if getattr(options, "tensorcopy_no_cache", False):
             no_disk_cache()
-        TensorCopyChecker.settings = flake8_settings.load(options)
+        settings = TensorCopyChecker.settings = flake8_settings.load(options)
+        if _forks_workers(options):
+            # flake8 forks its workers once the options are parsed: imported now, the engine
+            # and the chosen rules are shared by all of them instead of imported by each.
+            with collector.paused():
+                from .engine import rules_for
+
+                rules_for(settings.chosen.codes)
 
     def _triggers(self) -> tuple:
         """This file's triggers: the rules the settings choose for it."""
@@ -59,7 +76,8 @@ class TensorCopyChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
-            findings = self._findings()
+            with collector.paused():
+                findings = self._findings()
         except Exception as error:  # a bug of ours must not cost the user their whole flake8 run
             from .engine import AnalysisError
 
@@ -84,7 +102,8 @@ class TensorCopyChecker:
                 return []
             from .engine import AnalysisError, Planned, lint_plan, rules_for
 
-            planned = Planned(source, self.tree, summary, plan, tuple(rules_for(spec.code for spec in triggers)))
+            codes = (spec.code for spec in triggers if plan.runs(spec.code))  # the others' modules stay unimported
+            planned = Planned(source, self.tree, summary, plan, tuple(rules_for(codes)))
             try:
                 return lint_plan(planned)
             except AnalysisError as error:  # the parts that could be analysed still count
@@ -96,6 +115,22 @@ class TensorCopyChecker:
     def _log_skipped(self, reasons) -> None:
         if reasons:  # one line per file, shown by `flake8 -v`
             LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, "; ".join(reasons))
+
+
+def _forks_workers(options) -> bool:
+    """Whether flake8 will likely lint in forked workers: more than one job, on more than
+    one file or on a folder, where processes fork (flake8's own test is on the files found)."""
+    import multiprocessing
+    import os
+
+    jobs = getattr(options, "jobs", None)
+    # the method set, else the platform's default (listed first): fork on Linux before 3.14
+    method = multiprocessing.get_start_method(allow_none=True) or multiprocessing.get_all_start_methods()[0]
+    if jobs is None or method != "fork":
+        return False
+    count = (os.cpu_count() or 1) if jobs.is_auto else jobs.n_jobs
+    names = [name for name in getattr(options, "filenames", None) or ["."] if name != "-"]
+    return count > 1 and (len(names) > 1 or any(os.path.isdir(name) for name in names))
 
 
 class _OptInChecker(TensorCopyChecker):

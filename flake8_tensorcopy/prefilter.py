@@ -23,7 +23,7 @@ import bisect
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .analysis.summary import ModuleSummary
 from .blanking import blank_comments_and_strings
@@ -49,8 +49,7 @@ def word(name: str) -> str:
 INPLACE_SIGNATURE = rf"_(?<=[A-Za-z0-9]_){WS}\(|\]{WS}=(?!=)|=(?:(?<=[-+*/%@&|^]=)|(?<=<<=)|(?<=>>=))"
 
 
-@dataclass(frozen=True)
-class TriggerSpec:
+class TriggerSpec(NamedTuple):
     """A rule's trigger, as the plugin sees it before LibCST is imported."""
 
     code: str
@@ -74,8 +73,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """What to parse.
 
     ``whole_file``: everything (the reference the shortcuts are tested against).
@@ -89,6 +87,8 @@ class Plan:
     ``skipped``: why parts that could hold a finding are not parsed (see ``limits``).
     ``statement_scopes``: the functions whose statements are parsed alone (a plan with
     fixes parses them whole); ``module_statements``: some are module-level code.
+    ``codes``: the rules whose triggers chose the functions and module-level code (None:
+    every rule), the only ones that can report there.
     """
 
     whole_file: bool
@@ -98,10 +98,15 @@ class Plan:
     skipped: tuple[str, ...] = ()
     statement_scopes: tuple[tuple[int, int], ...] = ()
     module_statements: bool = False
+    codes: frozenset[str] | None = None
 
     @property
     def needs_parse(self) -> bool:
         return self.whole_file or bool(self.spans) or self.module_level is not None or bool(self.statements)
+
+    def runs(self, code: str) -> bool:
+        """Whether the rule ``code`` is run on some part of the file."""
+        return self.codes is None or code in self.codes or any(code in codes for *_, codes in self.statements)
 
 
 WHOLE_FILE = Plan(whole_file=True)
@@ -136,6 +141,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
     module_level = False
     statement_scopes: set[tuple[int, int]] = set()
     module_statements = False
+    chose: set[str] = set()  # the codes whose triggers chose a function or module-level code
     for codes, gate, (primary, *secondary) in triggered:
         yielding.checkpoint()  # a language server's pull goes first (see ``yielding``)
         callees = gate.spellings(imports) if gate else None
@@ -150,11 +156,15 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
             if id(scope) in judged:
                 continue
             if function is None:
-                if module_level or not all(p.search(text) for p in secondary):
+                if module_level:  # another rule parses it: this one, triggered there, runs there too
+                    chose |= codes
+                    continue
+                if not all(p.search(text) for p in secondary):
                     continue
                 verdict = True if gate is None else _verdict(gate, facts, tree, summary, fixes, lines)
                 if verdict is True:
                     module_level = True
+                    chose |= codes
                 else:
                     judged.add(id(tree))
                     _add_statements(statements, verdict, codes)
@@ -162,7 +172,9 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
                 continue
             span = (statement_start(function), function.end_lineno)
             start, end = index.offset_of_line(span[0]), index.offset_of_line(span[1] + 1)
-            if span not in functions and all(p.search(text, start, end) for p in secondary):
+            if span in functions:  # another rule parses it: this one, triggered there, runs there too
+                chose |= codes
+            elif all(p.search(text, start, end) for p in secondary):
                 verdict = True if gate is None else _verdict(gate, facts, function, summary, fixes, lines)
                 if verdict is not True:
                     # The gate judged this scope only, not the functions nested in it.
@@ -172,6 +184,7 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
                         statement_scopes.add(span)
                     continue
                 functions[span] = function
+                chose |= codes
             # Chosen, or a secondary trigger is missing from all of its text: done with it.
             position = max(end, position)
     spans, skipped = [], []
@@ -187,9 +200,10 @@ def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixe
         stand_ins, reason = _module_level(source, tree, index)
         if reason:
             skipped.append(f"module-level code: {reason}")
-    alone = _statements_alone(statements, spans, module_level, locator, index, skipped)
+    alone = _statements_alone(statements, spans, module_level, locator, index, skipped, chose)
     return Plan(whole_file=False, spans=tuple(spans), module_level=stand_ins, statements=alone, skipped=tuple(skipped),
-                statement_scopes=tuple(sorted(statement_scopes)), module_statements=module_statements)
+                statement_scopes=tuple(sorted(statement_scopes)), module_statements=module_statements,
+                codes=frozenset(chose))
 
 
 def as_with_fixes(planned: Plan, source: str, tree: ast.Module) -> Plan:
@@ -202,7 +216,8 @@ def as_with_fixes(planned: Plan, source: str, tree: ast.Module) -> Plan:
     module_level = planned.module_level
     if module_level is None and planned.module_statements:
         module_level, _ = _module_level(source, tree, _LineIndex(blank_comments_and_strings(source)))
-    return Plan(whole_file=False, spans=spans, module_level=module_level, skipped=planned.skipped)
+    codes = planned.codes if planned.codes is None else planned.codes.union(*(c for *_, c in planned.statements))
+    return Plan(whole_file=False, spans=spans, module_level=module_level, skipped=planned.skipped, codes=codes)
 
 
 def _verdict(gate: Gate, cache: dict[int, FunctionFacts], scope: ast.AST, summary: ModuleSummary, fixes: bool,
@@ -224,15 +239,16 @@ def _add_statements(statements: dict[int, tuple[ast.stmt, set[str]]], found: lis
         statements.setdefault(id(statement), (statement, set()))[1].update(codes)
 
 
-def _statements_alone(statements, spans, module_level, locator, index, skipped):
+def _statements_alone(statements, spans, module_level, locator, index, skipped, held: set[str]):
     """The statements to parse alone, (first, last, codes): those that no parsed function
-    nor the parsed module-level code holds (two on one line make one chunk)."""
+    nor the parsed module-level code holds (two on one line make one chunk). The codes of
+    those held are added to ``held``: their rules run on what holds them."""
     alone: dict[tuple[int, int], set[str]] = {}
     for statement, codes in statements.values():
         first, last = statement.lineno, statement.end_lineno
-        if any(start <= first and last <= end for start, end in spans):
-            continue
-        if module_level and locator.innermost_function(first) is None:
+        if any(start <= first and last <= end for start, end in spans) or (
+                module_level and locator.innermost_function(first) is None):
+            held |= codes
             continue
         size = index.offset_of_line(last + 1) - index.offset_of_line(first)
         reason = unparsable_reason(statements_of(statement), size)

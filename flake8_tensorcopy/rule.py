@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from .analysis.evaluator import Inference
 from .analysis.summary import ModuleSummary
@@ -60,8 +60,7 @@ def applicable(fix: Fix | FixPlan | None, unsafe: bool) -> bool:
     return fix is not None and (fix.safe or unsafe)
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
     """A finding before positions are known: the node it starts at (an ``ast`` node, or a
     LibCST one once its fix is built)."""
 
@@ -71,8 +70,7 @@ class Report:
     fix: Fix | FixPlan | None = None
 
 
-@dataclass(frozen=True)
-class FixSite:
+class FixSite(NamedTuple):
     """Where a fix is built: the LibCST nodes at the spans of the plan's ``anchors`` (in
     their order), in ``module``, the parsed part of the file that holds the finding."""
 
@@ -107,8 +105,7 @@ class FixPlan:
         return Fix(replacements=(), safe=self.safe, description=self.description)
 
 
-@dataclass(frozen=True)
-class RuleDocs:
+class RuleDocs(NamedTuple):
     """The single source of a rule's reference page (and of ``--explain``)."""
 
     what: str
@@ -123,13 +120,12 @@ class RuleDocs:
     noqa: str = ""
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """An inline example: ``code`` is flagged at ``expect`` [(line, col), ...] (1-based),
     each finding's message holding ``message`` (the place it names, where it names one)."""
 
     code: str
-    expect: Sequence[tuple[int, int]] = field(default_factory=tuple)
+    expect: Sequence[tuple[int, int]] = ()
     message: str = ""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from flake8 import defaults
 
@@ -24,8 +24,7 @@ _VALID_PREFIX = re.compile(defaults.VALID_CODE_PREFIX.pattern)
 CODES = tuple((spec.code, spec.enabled_by_default) for spec in RULE_TRIGGERS)
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(NamedTuple):
     select: tuple[str, ...] | None = None  # None: this layer does not set select
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()

@@ -174,3 +174,38 @@ def test_a_data_write_says_where_it_runs_and_tcp1_drops_the_harmless_ones(tmp_pa
     assert len({messages[9], messages[14], messages[19]}) == 3
     kept = flake8("--select", "TCP", "--extend-ignore", "TCP1", "places.py", cwd=tmp_path)
     assert located(kept.stdout) == ["places.py:19:5: TCP001"], kept.stdout + kept.stderr
+
+
+def test_a_run_that_forks_workers_imports_the_analysis_before_the_fork(tmp_path, monkeypatch):
+    """flake8 forks its workers once the options are parsed: the engine and the chosen
+    rules imported then are shared by every worker, not imported by each."""
+    import argparse
+    import multiprocessing
+    import os
+
+    from flake8.main.options import JobsArgument
+
+    from flake8_tensorcopy import plugin
+
+    def options(jobs: str, *names: str) -> argparse.Namespace:
+        return argparse.Namespace(jobs=JobsArgument(jobs), filenames=list(names))
+
+    (tmp_path / "a.py").write_text("")
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "fork")
+    assert plugin._forks_workers(options("auto", str(tmp_path / "a.py"), str(tmp_path / "b.py")))
+    assert plugin._forks_workers(options("2", str(tmp_path)))  # a folder: its files, likely several
+    assert not plugin._forks_workers(options("auto", str(tmp_path / "a.py")))  # one file: serial
+    assert not plugin._forks_workers(options("1", str(tmp_path)))
+    assert not plugin._forks_workers(options("auto", "-"))
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "spawn")
+    assert not plugin._forks_workers(options("auto", str(tmp_path)))  # a spawned worker imports anew
+
+
+def test_importing_the_plugin_leaves_the_cycle_collector_as_it_was():
+    probe = (
+        "import gc\nimport flake8_tensorcopy.plugin\nassert gc.isenabled()\n"
+        "gc.disable()\nimport importlib\nimportlib.reload(flake8_tensorcopy.plugin)\nassert not gc.isenabled()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr

@@ -1,5 +1,6 @@
 """Detection reads flake8's ``ast``; LibCST is imported only to build fixes. A flake8 run,
-and a command-line run that shows no fix, never import it, and still say what is fixable."""
+and a command-line run that shows no fix, never import it, and still say what is fixable.
+A run imports the rules a file can hold findings of, not the others."""
 
 from __future__ import annotations
 
@@ -34,11 +35,14 @@ def step(w: torch.Tensor, model, optimizer, batches, score):
 """
 
 
-def _probe(tmp_path, body: str) -> dict:
-    (tmp_path / "train.py").write_text(RISKY, encoding="utf-8")
+def _probe(tmp_path, body: str, source: str = RISKY) -> dict:
+    (tmp_path / "train.py").write_text(source, encoding="utf-8")
     probe = textwrap.dedent(body) + textwrap.dedent("""
         import json, sys
         print(json.dumps({"libcst": sorted(m for m in sys.modules if m.split(".")[0] == "libcst")[:3],
+                          "rules": sorted(m.rsplit(".", 1)[1] for m in sys.modules
+                                          if m.startswith("flake8_tensorcopy.rules.")),
+                          "ctypes": "ctypes" in sys.modules,
                           "out": out.buffer.getvalue().decode()}))
     """)
     result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -58,6 +62,21 @@ def test_a_flake8_run_with_findings_never_imports_libcst(tmp_path):
     codes = {line.split()[1] for line in seen["out"].splitlines()}
     assert {"TCP001", "TCP002", "TCP003", "TCP005", "TCP008", "TCP009"} <= codes, seen["out"]
     assert seen["libcst"] == []
+
+
+@pytest.mark.slow
+def test_a_flake8_run_imports_only_the_rules_its_file_can_trigger(tmp_path):
+    seen = _probe(tmp_path, """
+        import contextlib, io
+        from flake8.main import cli
+        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+            cli.main(["--select", "TCP", "--enable-extensions", "TCP005,TCP008,TCP009", "train.py"])
+    """, source="import torch\n\n\ndef bump(w: torch.Tensor):\n    w.data.add_(1)\n")
+    assert [line.split()[1] for line in seen["out"].splitlines()] == ["TCP001"], seen["out"]
+    # TCP001 and TCP101 share one trigger; ctypes is loaded only to trim LibCST's memory
+    assert seen["rules"] == ["tcp001_data_mutation", "tcp101_data_write_outside_graph"]
+    assert seen["libcst"] == [] and not seen["ctypes"]
 
 
 @pytest.mark.slow

@@ -48,6 +48,20 @@ def test_codes_are_distinct_and_well_formed():
     assert len({rule.name for rule in ALL_RULES}) == len(codes)
 
 
+def test_the_registry_names_each_rule_module_once_under_its_code():
+    from pathlib import Path
+
+    from flake8_tensorcopy import rules
+
+    modules = sorted(path.stem for path in Path(rules.__file__).parent.glob("tcp*.py"))
+    assert sorted(module for module, _ in rules.REGISTRY.values()) == modules
+    for code in rules.CODES:
+        assert rules.rule_class(code).code == code
+    assert [rule.code for rule in ALL_RULES] == list(rules.CODES)
+    with pytest.raises(KeyError):
+        rules.rule_class("TCP999")
+
+
 def test_every_rule_has_examples_both_ways():
     for rule in ALL_RULES:
         assert rule.flagged and rule.clean, rule.code

@@ -90,7 +90,7 @@ def test_the_server_allocates_from_one_c_heap(monkeypatch):
     from flake8_tensorcopy.runtime import memory
     from flake8_tensorcopy.server import protocol
 
-    if sys.platform.startswith("linux") and memory._MALLOC_TRIM is not None:  # glibc
+    if sys.platform.startswith("linux") and memory._find_malloc_trim() is not None:  # glibc
         assert memory.single_arena()
     asked = []
     monkeypatch.setattr(memory, "single_arena", lambda: asked.append("before") or True)

@@ -22,7 +22,6 @@ from .vocabulary import (
 )
 
 
-
 EMPTY_LIST = "empty list"  # a binding that only containers' element writes can fill
 
 

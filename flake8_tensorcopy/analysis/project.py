@@ -39,7 +39,6 @@ import re
 import stat
 import sys
 import tokenize
-import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -47,7 +46,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..runtime.bounded import BoundedCache
-from ..notebook import SUFFIX, Notebook, NotebookError
 from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
 from .import_graph import ImportGraph
 from .notices import warn_once
@@ -63,7 +61,8 @@ MAX_MODULE_BYTES = 1 << 20  # larger modules are generated code: never read
 MAX_SCANNED_BYTES = 16 << 20  # read for imports only (a notebook with its outputs)
 MAX_HOPS = 6  # modules one question may pass through (a -> b -> c ...)
 MAX_CONFIG_BYTES = 1 << 20  # a pyproject.toml larger than this is not read
-MODULE_SUFFIXES = (".py", ".pyi", ".ipynb")
+NOTEBOOK_SUFFIX = ".ipynb"  # notebook.SUFFIX: the notebook reader is imported only to read one
+MODULE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 # Summaries hold their ``ast`` trees, some 40 bytes a character of source: memory, not time,
 # bounds how many are kept (a flake8 run holds this beside flake8's own). What a module
 # answered is kept apart (``_ANSWERS``, small), so a summary is needed again only for a
@@ -91,6 +90,8 @@ _DOTTED = re.compile(r"\.*(?:\w+(?:\.\w+)*)?")  # what an import look-up may nam
 
 def _notebook_code(text: str) -> str | None:
     """A notebook's code cells as one module (None: not a notebook this tool reads)."""
+    from ..notebook import Notebook, NotebookError
+
     try:
         return Notebook(text).module
     except NotebookError:
@@ -192,7 +193,7 @@ class Project:
         """The module's Python (a notebook's code cells), read for its imports: also of a
         module too large to summarise, whose calls are then unknown rather than unseen."""
         text = self._text(path, MAX_SCANNED_BYTES)
-        if text is None or not path.endswith(SUFFIX):
+        if text is None or not path.endswith(NOTEBOOK_SUFFIX):
             return text
         code = _notebook_code(text.decode("utf-8", "replace"))
         return code.encode("utf-8", "surrogatepass") if code is not None else None
@@ -393,7 +394,7 @@ class Project:
                 if raw is None:
                     return None, 0
                 source = _decoded(raw)
-            if path.endswith(SUFFIX):  # a notebook that imports the module calls it too
+            if path.endswith(NOTEBOOK_SUFFIX):  # a notebook that imports the module calls it too
                 source = _notebook_code(source)
                 if source is None:
                     return None, 0
@@ -576,6 +577,8 @@ def _table(root: str) -> dict:
     raw = read_plain_file(os.path.join(root, "pyproject.toml"), MAX_CONFIG_BYTES, follow_links=True)
     if raw is None:
         return {}
+    import tomllib  # here: a run that reads no pyproject.toml never loads it
+
     try:
         table = tomllib.loads(raw.decode("utf-8")).get("tool", {}).get("flake8-tensorcopy", {})
     except (tomllib.TOMLDecodeError, AttributeError, UnicodeDecodeError):

@@ -7,8 +7,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
 from ..imports import FUNCTION_DEFS
 from .own_code import HEADER, NESTED
@@ -82,8 +81,7 @@ if TYPE_CHECKING:
     from .summary import ModuleSummary
 
 
-@dataclass(frozen=True)
-class _Binding:
+class _Binding(NamedTuple):
     """One way a scope binds a name. ``kind``: "value" (``name = source``), "param",
     "loop" (``for`` target; ``path`` says where in the target), "augment" (``+=``: keeps
     what the name holds, or makes a number a tensor; ``source`` is the statement), or "other" (import, ``with ... as``, ``except ... as``, ...)."""

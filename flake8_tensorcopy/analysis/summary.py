@@ -136,6 +136,8 @@ def _rebased(value: Value, module: str) -> Value:
     if isinstance(value, tuple):
         return tuple(_rebased(element, module) for element in value)
     return value
+
+
 _MAX_CALL_INDEXES = 256  # the words whose calls one summary keeps (a server keeps summaries)
 # Modules beyond the file that may call one of its functions and are read to know what they
 # pass: a name spelled in more importers than these is too common to follow (unknown).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..analysis.evaluator import first_argument, keyword_argument, method_call, positional_arguments, subscript_indices
 from ..analysis.vocabulary import (
@@ -16,8 +17,8 @@ from ..gates import PARAMETER_ATTRIBUTES, DataWriteGate, _binds_other_array, _is
 from ..lazy_cst import cst
 from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, module_reference
 
-@dataclass(frozen=True)
-class _Shape:
+
+class _Shape(NamedTuple):
     """How one kind of write through ``.data`` is spoken of, in each place it can be."""
 
     subject: str  # "in-place write through .data"

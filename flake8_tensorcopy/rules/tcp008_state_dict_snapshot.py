@@ -968,8 +968,6 @@ def _root(dotted: str) -> str:
     return dotted.split(".", 1)[0].split("[", 1)[0]
 
 
-
-
 def _optimised_modules(call: ast.Call, lines: Sequence[str] = ()) -> set[str]:
     """``{"net"}`` for ``SGD(net.parameters(), ...)`` or ``Adam([{"params": net.fc.parameters()}])``:
     the modules whose parameters a constructor's arguments name (an optimizer's)."""
@@ -1024,7 +1022,6 @@ def _aliasing_comprehension_source(node: ast.DictComp) -> ast.expr | None:
     if isinstance(value, ast.Name) and value.id == value_name:
         return called[0]
     return None
-
 
 
 # -- where LibCST's tree has statement lines --------------------------------------------

@@ -389,7 +389,6 @@ def _docstring(node: ast.FunctionDef) -> str:
     return ""
 
 
-
 def _positional(call: ast.Call) -> ast.expr | None:
     """The call's first argument when it is a plain positional one (not ``*args``)."""
     return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None

@@ -209,7 +209,6 @@ def _build_unwrap(site: FixSite) -> Fix:
     )
 
 
-
 class _Code:
     """The source text of nodes, as the message quotes it: a node with its own parentheses
     (``ast`` leaves them out of its span). Without the source lines, ``ast.unparse``."""

@@ -13,11 +13,14 @@ libraries (musl, macOS, Windows) have no such call; there nothing is done.
 
 from __future__ import annotations
 
-import ctypes
+import functools
 from collections.abc import Callable
 
 
+@functools.cache  # found on first use: a run that parses nothing with LibCST never loads ctypes
 def _find_malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (AttributeError, OSError, TypeError):  # not glibc; TypeError: Windows' CDLL(None)
@@ -27,13 +30,11 @@ def _find_malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
-_MALLOC_TRIM = _find_malloc_trim()
-
-
 def release_freed() -> None:
     """Return the C heap's free pages to the system (glibc only)."""
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
+    trim = _find_malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 # mallopt's parameter for the number of arenas (glibc's malloc.h)
@@ -41,6 +42,8 @@ _M_ARENA_MAX = -8
 
 
 def _find_mallopt() -> Callable[[int, int], int] | None:
+    import ctypes
+
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (AttributeError, OSError, TypeError):
