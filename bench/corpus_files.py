@@ -118,6 +118,13 @@ def app_corpus_path(cache_root: Path, repos_csv: Path = ACCURACY_REPOS) -> Path:
     return cache_root / f"app-corpus-{EXPORT_FORMAT}-{digest}"
 
 
+def project_cache_outside(cache_root: Path) -> None:
+    """Keep the project analysis's disk cache out of the corpus (it is on by default, and
+    would write a ``.tensorcopy_cache`` into each repository it lints): in a folder of the
+    bench's own, for this process and the workers it starts, unless one is chosen already."""
+    os.environ.setdefault("FLAKE8_TENSORCOPY_CACHE_DIR", str(cache_root / "project-cache"))
+
+
 def app_corpus_dir(cache_root: Path, repos_csv: Path = ACCURACY_REPOS,
                    export: Callable[[Path], None] | None = None
                    ) -> Path:

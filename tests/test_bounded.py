@@ -33,3 +33,12 @@ def test_put_keeps_the_newest_entry_and_trim_lets_it_go():
     cache.put("small", "S", 4)
     cache.trim()  # within its bounds: nothing goes
     assert cache.get("small") == "S" and dropped == ["S", "H"]
+
+
+def test_peek_reads_an_entry_without_making_it_recent():
+    cache, dropped = _cache(entries=2, characters=100)
+    cache.put("a", "A", 1)
+    cache.put("b", "B", 1)
+    assert cache.peek("a") == "A" and cache.peek("missing") is None
+    cache.put("c", "C", 1)  # "a" is still the least recently used: it goes
+    assert dropped == ["A"]

@@ -224,6 +224,7 @@ def collect_findings(
     labels: list[labelling.Label], root, jobs: int, every_file: bool = False
 ) -> dict[tuple[str, str], list[tuple[int, str]]]:
     mirrors = open_mirrors(labels, root)
+    corpus_files.project_cache_outside(corpus_files.BENCH_CACHE)
     exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE, corpus.REPOS_CSV)
     with Pool(jobs) as pool:
         return dict(pool.imap(_file_findings, labelled_files(labels, mirrors, exported, every_file), chunksize=4))

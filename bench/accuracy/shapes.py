@@ -766,6 +766,8 @@ def _candidates(args: argparse.Namespace) -> int:
         print(corpus.missing_message(missing, root), file=sys.stderr)
         return 1
     started = time.perf_counter()
+    if args.plugin:
+        corpus_files.project_cache_outside(corpus_files.BENCH_CACHE)
     exported = corpus_files.app_corpus_dir(corpus_files.BENCH_CACHE, corpus.REPOS_CSV)
     rows: list[labels.Candidate] = []
     if args.repos:  # rescan only these; the other repositories' rows stay as they are

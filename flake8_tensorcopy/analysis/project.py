@@ -295,8 +295,16 @@ class Project:
                 record.learn(question, None, {})
                 self._note_unsaved(path, record)
             return None, {}
-        value = answer(home)
-        depends = home.dependencies()
+        try:
+            value = answer(home)
+            depends = home.dependencies()
+        finally:
+            held = _SUMMARIES.peek((self.root, path))
+            if held is None or held[1] is not home:
+                # let go while it answered (the questions it asked evicted it), or never kept
+                # (a top level alone): the facts it made since refer back to it, a cycle the
+                # collector, paused while a file is analysed, would leave for later
+                home.forget_facts()
         if self._too_deep != deep:
             # asked deeper, the same question gets further: what its memos now hold depends
             # on where it was asked from, so the summary goes (and its answer is not kept)
@@ -587,11 +595,10 @@ def _table(root: str) -> dict:
 
 
 def enabled(root: str) -> bool:
-    """Whether the project at ``root`` reads its other modules and its files' callers:
-    ``project = true`` in the ``[tool.flake8-tensorcopy]`` table of its ``pyproject.toml``.
-    Off by default, for its CPU on application code (see bench/RESULTS.md). Every front end asks
-    here, so a file gets the same answer from each."""
-    return _table(root).get("project") is True
+    """Whether the project at ``root`` reads its other modules and its files' callers: yes
+    unless ``project = false`` in the ``[tool.flake8-tensorcopy]`` table of its
+    ``pyproject.toml``. Every front end asks here, so a file gets the same answer from each."""
+    return _table(root).get("project") is not False
 
 
 def cache_folder(root: str) -> str | None:

@@ -33,11 +33,11 @@ class DeepcopyTensor(Rule):
         use_instead="import copy\nimport torch\n\ndef snapshot(t: torch.Tensor) -> torch.Tensor:\n    return t.detach().clone()\n",
         fixture="fixtures/tcp003_deepcopy_tensor.py",
         known_problems="Only values known to be tensors are flagged; `copy.deepcopy(model)`, optimizers, dicts "
-        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file (and, "
-        "with `project = true`, the project's modules it imports): annotations, torch calls, what the project's functions "
+        "and state_dicts are legitimate and never flagged. Evidence comes from the whole file and "
+        "the project's modules it imports: annotations, torch calls, what the project's functions "
         "return and its classes store on `self`, methods only tensors have (`out.detach()`, and "
         "`x.view(-1, 5)` and `x.size(0)`: numpy's view takes a dtype and its size is a number), a "
-        "parameter used as only a tensor can be, or its docstring's type, or (with `project = true`) "
+        "parameter used as only a tensor can be, or its docstring's type, or "
         "to which every call passes a tensor (the file's, and for a module-level function or a class's "
         "`__init__` those of the modules that import it); `list(model.parameters())`; a number to which a tensor "
         "is added (`s = 0.0; s += t`). {accuracy} Misses include values whose receiver no "

@@ -61,7 +61,7 @@ class TensorFromTensor(Rule):
         "the tensor fields of a torchvision dataset the file makes "
         "(`datasets.MNIST(root).targets`, from a table generated from torchvision's sources), a "
         "method's parameter to which every call the file makes passes a tensor (`self._exclude_pos(..., "
-        "score, ...)` keeping rows of `score`); with `project = true`, what the project's "
+        "score, ...)` keeping rows of `score`); what the project's "
         "other modules return, store or hold (`from data.loader import get_loader`, `from utils import *`), and "
         "any function's parameter to which every call passes a tensor: the file's own calls, and for a "
         "module-level function or a class's `__init__` the calls of the modules that import it too (a "

@@ -33,6 +33,12 @@ class BoundedCache(Generic[Value]):
             self._items.move_to_end(key)
             return item[0]
 
+    def peek(self, key: Hashable) -> Value | None:
+        """The entry of ``key``, as ``get`` gives it, but left where it is in the order of use."""
+        with self._lock:
+            item = self._items.get(key)
+            return None if item is None else item[0]
+
     def put(self, key: Hashable, value: Value, characters: int) -> None:
         """Keep ``value`` (which holds ``characters`` of text); the least recently used
         entries go while either bound is passed. The newest entry always stays."""
