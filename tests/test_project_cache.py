@@ -518,3 +518,71 @@ def test_without_a_key_no_disk_cache_is_kept(tree: Path, tmp_path: Path, monkeyp
     assert found(tree / "pkg/train.py") == EXPECTED
     a_new_process()
     assert entries(tree) == []
+
+
+# --- what each module imports, kept by its file's stamp ---------------------------------
+CALLED = """\
+import torch
+
+
+def scale(t):
+    return torch.tensor(t)  # TCP005: every caller, in the modules that import this one, passes a tensor
+"""
+CALLER = "import torch\n\nfrom pkg.called import scale\n\nscale(torch.ones(2))\n"
+
+
+@pytest.fixture()
+def callers(tmp_path: Path) -> Path:
+    write(tmp_path, {"pyproject.toml": ON, "pkg/__init__.py": "", "pkg/called.py": CALLED,
+                     "pkg/caller.py": CALLER, "pkg/other.py": "import os\n"})
+    return tmp_path
+
+
+@pytest.fixture()
+def scanned(monkeypatch) -> list[str]:
+    """The modules read for their imports from here on."""
+    read: list[str] = []
+    real = project.Project._code
+
+    def counted(self, path):
+        read.append(os.path.basename(path))
+        return real(self, path)
+
+    monkeypatch.setattr(project.Project, "_code", counted)
+    return read
+
+
+def test_a_warm_run_reads_no_module_for_its_imports(callers: Path, scanned: list[str]) -> None:
+    called = callers / "pkg/called.py"
+    assert found(called) == [(5, "TCP005")]
+    assert sorted(scanned) == ["__init__.py", "called.py", "caller.py", "other.py"]
+    assert (callers / cache.FOLDER_NAME / cache.INDEX_NAME).is_file()
+    a_new_process()
+    scanned.clear()
+    assert found(called) == [(5, "TCP005")]
+    assert scanned == []  # every stamp unchanged: the index answers
+    a_new_process()
+    (callers / "pkg/caller.py").write_text(CALLER.replace("torch.ones(2)", "[1.0, 2.0]"))
+    assert found(called) == []  # a caller that now passes a list: read again, its calls too
+    assert scanned == ["caller.py"]
+
+
+@pytest.mark.parametrize("planted", ["unsigned", "outside", "not a name"])
+def test_an_index_not_to_be_trusted_is_ignored(callers: Path, scanned: list[str], planted: str) -> None:
+    called = callers / "pkg/called.py"
+    assert found(called) == [(5, "TCP005")]
+    index = callers / cache.FOLDER_NAME / cache.INDEX_NAME
+    body = index.read_bytes().partition(b"\n")[2]
+    data = json.loads(body)
+    caller = next(module for module in data["modules"] if module[0].endswith("caller.py"))
+    if planted == "outside":  # a module the index claims outside the root: all of it refused
+        data["modules"].append(["/etc/passwd", caller[1], []])
+    elif planted == "not a name":
+        caller[2] = [["os; rm -rf /", []]]
+    else:
+        caller[2] = []  # the caller's import removed, and the index not signed by us
+    plant(index, json.dumps(data).encode(), signed=planted != "unsigned")
+    a_new_process()
+    scanned.clear()
+    assert found(called) == [(5, "TCP005")]
+    assert "caller.py" in scanned  # the index was not used: every module read again

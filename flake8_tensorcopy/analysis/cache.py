@@ -27,6 +27,7 @@ The folder itself must be a folder this user owns, not a link (a committed
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable
 from functools import cache
@@ -45,6 +46,9 @@ from .vocabulary import TensorInfo
 FOLDER_NAME = ".tensorcopy_cache"
 FORMAT = 2  # the layout of an entry; the analysis's own code is hashed in too (``_version``)
 MAX_ENTRY_BYTES = 4 << 20  # a larger entry is not ours: never read
+MAX_INDEX_BYTES = 32 << 20  # what 10,000 modules import (import_graph.MAX_MODULES), with room
+INDEX_NAME = "imports.index"  # JSON: what each module imports (import_graph.py), by its stamp
+_INDEXED_NAME = re.compile(r"[.\w]+")  # a dotted name as ``import_graph`` reads it
 _GITIGNORE = "# Made by flake8-tensorcopy: nothing here belongs in git.\n*\n"
 _CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# flake8-tensorcopy's cache.\n"
 
@@ -85,6 +89,42 @@ class DiskCache:
         self._prepared = False
         self._owned = False
 
+    def load_index(self, root: str) -> dict:
+        """What each module of the project at ``root`` imported, by the stamp of its file,
+        as the last run wrote it ({}: none, or none to trust: a module outside the root, a
+        name no import spells, an index not signed with this user's key)."""
+        if not self._folder_is_ours():
+            return {}
+        try:
+            raw = read_plain_file(os.path.join(self.folder, INDEX_NAME), MAX_INDEX_BYTES)
+            if raw is None:
+                return {}
+            claimed, _, body = raw.partition(b"\n")
+            if not signed_by_us(body, claimed):
+                return {}
+            import json
+
+            entry = json.loads(body)
+            if not isinstance(entry, dict) or entry.get("version") != _version() or entry.get("root") != root:
+                return {}
+            return _decode_index(entry.get("modules"), root)
+        except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError, _Corrupt):
+            return {}
+
+    def save_index(self, root: str, index: dict) -> None:
+        """Keep what each module imports (``import_graph.Index``) for the next run."""
+        import json
+
+        try:
+            body = json.dumps({
+                "version": _version(), "root": root,
+                "modules": [[path, list(stamp), [[name, members] for name, members in names]]
+                            for path, (stamp, names) in sorted(index.items())],
+            }, separators=(",", ":")).encode("utf-8", "surrogatepass")
+            self._write_signed(os.path.join(self.folder, INDEX_NAME), body, ".index-")
+        except (OSError, ValueError, RecursionError, MemoryError):
+            pass  # a read-only tree, a full disk: the next run reads the modules again
+
     def _entry_path(self, module: str) -> str:
         return os.path.join(self.folder, digest(module.encode("utf-8", "surrogatepass")) + ".json")
 
@@ -115,7 +155,6 @@ class DiskCache:
         """Keep ``answers`` for ``module``, with those another process kept meanwhile for
         the same text (theirs give way to ours). Failing to write loses nothing but time."""
         import json
-        import tempfile
 
         try:
             kept = {**self.load(module, module_digest), **answers}
@@ -123,19 +162,26 @@ class DiskCache:
                 "version": _version(), "module": module, "digest": module_digest,
                 "answers": [[list(question), encode(value), depends] for question, (value, depends) in kept.items()],
             }, separators=(",", ":")).encode("utf-8", "surrogatepass")
-            signed = signature(body)
-            if signed is None or not self._prepare():  # no key: an entry nobody could trust is not written
-                return
-            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "wb") as file:
-                    file.write(signed.encode("ascii") + b"\n" + body)
-                os.replace(temporary, self._entry_path(module))
-            except BaseException:
-                _remove(temporary)
-                raise
+            self._write_signed(self._entry_path(module), body, ".entry-")
         except (OSError, ValueError, RecursionError, MemoryError):
             pass  # a read-only tree, a full disk: the next run works it out again
+
+    def _write_signed(self, path: str, body: bytes, prefix: str) -> None:
+        """``body`` signed with this user's key in ``path``, whole or not at all; nothing
+        without a key (what nobody could trust is not written)."""
+        import tempfile
+
+        signed = signature(body)
+        if signed is None or not self._prepare():
+            return
+        handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=prefix, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(signed.encode("ascii") + b"\n" + body)
+            os.replace(temporary, path)
+        except BaseException:
+            _remove(temporary)
+            raise
 
     def _prepare(self) -> bool:
         """Whether the folder can take entries: made if missing, refused if it is a link or
@@ -198,6 +244,30 @@ def _remove(path: str) -> None:
 
 class _Corrupt(Exception):
     """An entry holds something this module never writes."""
+
+
+def _decode_index(modules: object, root: str) -> dict:
+    """The index's modules, each checked: a path of the root's, a stamp of three numbers,
+    names an import could spell."""
+    if not isinstance(modules, list):
+        raise _Corrupt
+    index = {}
+    for item in modules:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], list)
+                and len(item[1]) == 3 and all(type(n) is int for n in item[1]) and isinstance(item[2], list)):
+            raise _Corrupt
+        path = item[0]
+        if not path.startswith(root + os.sep) or os.path.normpath(path) != path:
+            raise _Corrupt
+        names = []
+        for named in item[2]:
+            if not (isinstance(named, list) and len(named) == 2 and isinstance(named[0], str)
+                    and _INDEXED_NAME.fullmatch(named[0]) and isinstance(named[1], list)
+                    and all(isinstance(m, str) and _INDEXED_NAME.fullmatch(m) for m in named[1])):
+                raise _Corrupt
+            names.append((named[0], named[1]))
+        index[path] = (tuple(item[1]), names)
+    return index
 
 
 # -- values, as JSON: only what the summary's answers are made of ------------------------

@@ -13,6 +13,10 @@ misses only an import that follows a ``;`` on its line (``x = 1; import m``), wh
 
 Notebooks are read too (their code cells): they import modules and call them.
 
+What each module imports is also kept on disk, with the ``stat`` stamp of its file (the
+project's cache folder, ``cache.py``): a later run, or another of flake8's workers, reads
+only the modules that changed since, and looks at the others' stamps alone.
+
 Bounded: at most :data:`MAX_MODULES` modules and :data:`MAX_ENTRIES` names of any kind (a data
 folder of a million images) walked, else the project's callers are unknown; each module read
 up to the project's ``MAX_SCANNED_BYTES`` (16 MiB: a notebook with its outputs; a module over
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable
 
@@ -41,6 +46,19 @@ _NAME = re.compile(r"[.\w]+")
 
 # (importer, dotted module name) -> that module's file, or None (``Project.find_module``)
 FindModule = Callable[[str, str], "str | None"]
+# what a module imports, as ``imported_names`` gives it
+Names = list[tuple[str, list[str]]]
+# module -> (its file's stamp: modification time in ns, size, inode; what it imports)
+Index = dict[str, tuple[tuple[int, int, int], Names]]
+
+
+def stamp_of(path: str) -> tuple[int, int, int] | None:
+    """What tells a file changed, without reading it (None: not a plain file now)."""
+    try:
+        status = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return (status.st_mtime_ns, status.st_size, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
 def imported_names(text: bytes) -> list[tuple[str, list[str]]]:
@@ -75,11 +93,14 @@ class ImportGraph:
     """The project's modules and the project modules each imports."""
 
     def __init__(self, root: str, find_module: FindModule, read: Callable[[str], bytes | None],
-                 buffers: Iterable[str] = ()) -> None:
+                 buffers: Iterable[str] = (), known: Index | None = None) -> None:
         self.root = root
         self._find_module = find_module
         self._read = read
         self._buffers = tuple(buffers)  # open in an editor: modules, even where not on disk
+        self._known = known or {}  # what an earlier run found, by stamp (``index``)
+        self.index: Index = {}  # what this walk found of the files on disk, by stamp
+        self.unsaved = False  # whether ``index`` holds what ``known`` did not
         # module -> what it imports, as written: resolved only for a module whose callers are
         # looked for, and only where the last part of a name is that module's own
         self._imports: dict[str, list[tuple[str, list[str]]]] | None = None
@@ -155,13 +176,28 @@ class ImportGraph:
                         path = os.path.realpath(path)
                         if not path.startswith(self.root + os.sep):
                             continue
-                    imports[path] = self._names_in(path)
-        for path in self._buffers:
+                    imports[path] = self._indexed(path)
+        for path in self._buffers:  # open in the editor, saved or not
             if path not in imports and path.endswith(_MODULES) and path.startswith(self.root + os.sep):
                 imports[path] = self._names_in(path)
+        self._known = {}
         return imports
 
-    def _names_in(self, module: str) -> list[tuple[str, list[str]]]:
+    def _indexed(self, path: str) -> Names:
+        """What the module imports: from the index while its file's stamp is unchanged."""
+        stamp = stamp_of(path)
+        if stamp is None or path in self._buffers:
+            return self._names_in(path)
+        known = self._known.get(path)
+        if known is not None and known[0] == stamp:
+            names = known[1]
+        else:
+            names = self._names_in(path)
+            self.unsaved = True
+        self.index[path] = (stamp, names)
+        return names
+
+    def _names_in(self, module: str) -> Names:
         text = self._read(module)
         return imported_names(text) if text is not None else []
 

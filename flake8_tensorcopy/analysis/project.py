@@ -19,7 +19,8 @@ that a module asked by many files, or again tomorrow, is parsed once, or not at 
 
 The callers of a module's functions are in the modules that import it: :meth:`Project.importers`
 reads that from the import statements of every module's text (``import_graph.py``), once a
-run, and an answer worked out from them is kept with a hash of the importers it read.
+run, kept on disk by each file's stamp so that the next run reads only what changed, and
+an answer worked out from them is kept with a hash of the importers it read.
 
 Bounded: only modules under the project's root, and of those only plain files, opened
 without blocking (``plain_file.py``: a pipe called ``*.py`` must not hang the run), at most
@@ -155,8 +156,12 @@ class Project:
         callers in other modules are (None: a project too large to know). ``asker`` notes
         that its answers rely on them: a module that starts or stops importing changes them."""
         if self._graph is None:
-            self._graph = ImportGraph(self.root, self.find_module, self._code, list(self._buffers))
+            known = self.disk.load_index(self.root) if self.disk is not None else None
+            self._graph = ImportGraph(self.root, self.find_module, self._code, list(self._buffers), known)
         found = self._graph.importers(path)
+        if self._graph.unsaved and self.disk is not None:
+            self._graph.unsaved = False
+            self.disk.save_index(self.root, self._graph.index)
         if asker is not None:
             asker.depends_on[f"importers\0{path}"] = _listed(found)
         return found
