@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from typing import NamedTuple, TYPE_CHECKING
 
-from . import lazy_cst, limits, prefilter
+from . import limits, prefilter
 from ._triggers import RULE_TRIGGERS
 from .analysis.summary import ModuleSummary
 from .ast_scopes import ScopeCloser, ScopeOpener
@@ -209,8 +209,8 @@ def lint_planned(
                 findings.update(lint(chunk, offset, summary, scope, chunk_rules, ends))
         except AnalysisError as error:
             skipped.append(f"{where}: {error}")
-    if parsed and lazy_cst.cst.loaded:  # LibCST's native parses, not ast's, leave the C heap fragmented
-        memory.release_freed()  # the trees are gone: their pages need not outlive this file
+    if parsed:
+        _give_back_freed_memory()
     if scopes is not None:
         unpaid, refusal = list(scopes.unpaid_parts), scopes.refusal
     if unpaid:  # one entry, however many parts: the log line stays readable
@@ -263,6 +263,17 @@ def pay_scopes(source: str, plan_with_fixes: prefilter.Plan, summary: ModuleSumm
 # (where, its source, its line offset, the qualified name of the scope around it, its
 # rules, the file's lines it holds: (first, last) or None for the module-level code)
 Chunk = tuple[str, str, int, str, Sequence[type[Rule]], tuple[int, int] | None]
+
+
+_FILES_PARSED = [0]
+
+
+def _give_back_freed_memory() -> None:
+    """The trees of a file are gone: their pages need not outlive it. Not after a process's
+    first file, which a one-file run (an editor's ``flake8 -``) exits right after."""
+    _FILES_PARSED[0] += 1
+    if _FILES_PARSED[0] > 1:
+        memory.release_freed()
 
 
 def chunks_of(source: str, plan: prefilter.Plan, summary: ModuleSummary, rules: Sequence[type[Rule]]) -> list[Chunk]:

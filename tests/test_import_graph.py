@@ -22,10 +22,10 @@ from .plots import *
     from utils import one_hot; import later
 x = "import in_a_string"
 """
-    assert imported_names(text) == [
-        ("os", []), ("a.b", []), (".", [".sibling"]), ("..pkg.mod", ["..pkg.mod.first", "..pkg.mod.second"]),
-        (".plots", []), ("utils", ["utils.one_hot"]),
-    ]
+    assert imported_names(text) == (
+        ("os", ()), ("a.b", ()), (".", (".sibling",)), ("..pkg.mod", ("..pkg.mod.first", "..pkg.mod.second")),
+        (".plots", ()), ("utils", ("utils.one_hot",)),
+    )
 
 
 def _project(root: Path, files: dict[str, str]) -> Project:

@@ -1,4 +1,4 @@
-"""The engine gives LibCST's freed parse memory back on glibc (bench/run.py measures what it saves)."""
+"""The engine gives freed parse memory back on glibc (bench/run.py measures what it saves)."""
 
 import platform
 

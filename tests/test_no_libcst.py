@@ -74,7 +74,8 @@ def test_a_flake8_run_imports_only_the_rules_its_file_can_trigger(tmp_path):
             cli.main(["--select", "TCP", "--enable-extensions", "TCP005,TCP008,TCP009", "train.py"])
     """, source="import torch\n\n\ndef bump(w: torch.Tensor):\n    w.data.add_(1)\n")
     assert [line.split()[1] for line in seen["out"].splitlines()] == ["TCP001"], seen["out"]
-    # TCP001 and TCP101 share one trigger; ctypes is loaded only to trim LibCST's memory
+    # TCP001 and TCP101 share one trigger; ctypes is loaded only to trim memory after a
+    # process's first file
     assert seen["rules"] == ["tcp001_data_mutation", "tcp101_data_write_outside_graph"]
     assert seen["libcst"] == [] and not seen["ctypes"]
 

@@ -118,7 +118,7 @@ class DiskCache:
         try:
             body = json.dumps({
                 "version": _version(), "root": root,
-                "modules": [[path, list(stamp), [[name, members] for name, members in names]]
+                "modules": [[path, list(stamp), [[name, list(members)] for name, members in names]]
                             for path, (stamp, names) in sorted(index.items())],
             }, separators=(",", ":")).encode("utf-8", "surrogatepass")
             self._write_signed(os.path.join(self.folder, INDEX_NAME), body, ".index-")
@@ -265,8 +265,8 @@ def _decode_index(modules: object, root: str) -> dict:
                     and _INDEXED_NAME.fullmatch(named[0]) and isinstance(named[1], list)
                     and all(isinstance(m, str) and _INDEXED_NAME.fullmatch(m) for m in named[1])):
                 raise _Corrupt
-            names.append((named[0], named[1]))
-        index[path] = (tuple(item[1]), names)
+            names.append((named[0], tuple(named[1])))
+        index[path] = (tuple(item[1]), tuple(names))
     return index
 
 

@@ -46,8 +46,10 @@ _NAME = re.compile(r"[.\w]+")
 
 # (importer, dotted module name) -> that module's file, or None (``Project.find_module``)
 FindModule = Callable[[str, str], "str | None"]
-# what a module imports, as ``imported_names`` gives it
-Names = list[tuple[str, list[str]]]
+# what a module imports, as ``imported_names`` gives it: tuples of strings, which the cycle
+# collector stops tracking (a run keeps the graphs of its last projects: scanned by every
+# collection of flake8's, lists would slow all of them)
+Names = tuple[tuple[str, tuple[str, ...]], ...]
 # module -> (its file's stamp: modification time in ns, size, inode; what it imports)
 Index = dict[str, tuple[tuple[int, int, int], Names]]
 
@@ -61,22 +63,22 @@ def stamp_of(path: str) -> tuple[int, int, int] | None:
     return (status.st_mtime_ns, status.st_size, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
-def imported_names(text: bytes) -> list[tuple[str, list[str]]]:
+def imported_names(text: bytes) -> Names:
     """The dotted names the text imports, each with the names imported from it that may be
     modules of a package, as ``find_module`` reads them: ``from a.b import c, d as e`` gives
-    (``a.b``, [``a.b.c``, ``a.b.d``]), ``from . import m`` gives (``.``, [``.m``]), and
-    ``import a.b as c, d`` gives (``a.b``, []) and (``d``, [])."""
-    names: list[tuple[str, list[str]]] = []
+    (``a.b``, (``a.b.c``, ``a.b.d``)), ``from . import m`` gives (``.``, (``.m``,)), and
+    ``import a.b as c, d`` gives (``a.b``, ()) and (``d``, ())."""
+    names: list[tuple[str, tuple[str, ...]]] = []
     for match in _IMPORT.finditer(text):
         package, members, modules = match.groups()
         if package is not None:
             base = sys.intern(package.decode("ascii", "replace"))  # many modules import the same
             joint = "" if base.endswith(".") else "."
             listed = _members(members.decode("utf-8", "replace"))
-            names.append((base, [base + joint + member for member in listed if member != "*"]))
+            names.append((base, tuple(base + joint + member for member in listed if member != "*")))
         else:
-            names += [(sys.intern(module), []) for module in _members(modules.decode("utf-8", "replace"))]
-    return names
+            names += [(sys.intern(module), ()) for module in _members(modules.decode("utf-8", "replace"))]
+    return tuple(names)
 
 
 def _members(listed: str) -> list[str]:
@@ -103,9 +105,9 @@ class ImportGraph:
         self.unsaved = False  # whether ``index`` holds what ``known`` did not
         # module -> what it imports, as written: resolved only for a module whose callers are
         # looked for, and only where the last part of a name is that module's own
-        self._imports: dict[str, list[tuple[str, list[str]]]] | None = None
+        self._imports: dict[str, Names] | None = None
         # the last part of each name imported -> the modules importing it ("": ``from . import``)
-        self._naming: dict[str, set[str]] | None = None
+        self._naming: dict[str, tuple[str, ...]] | None = None
         self._importers: dict[str, frozenset[str]] = {}
 
     def importers(self, module: str) -> frozenset[str] | None:
@@ -119,7 +121,7 @@ class ImportGraph:
             stem, package = _stem(module)
             naming = self._naming_index()
             # only a module naming the stem can import it (or a package's ``from . import``)
-            candidates = naming.get(stem, set()) | (naming.get("", set()) if package else set())
+            candidates = {*naming.get(stem, ()), *(naming.get("", ()) if package else ())}
             found = self._importers[module] = frozenset(
                 importer for importer in candidates
                 if importer != module and self._imports_module(importer, self._imports[importer], module)
@@ -133,16 +135,17 @@ class ImportGraph:
             self._importers.clear()
             self._naming = None
 
-    def _naming_index(self) -> dict[str, set[str]]:
+    def _naming_index(self) -> dict[str, tuple[str, ...]]:
         if self._naming is None:
-            self._naming = {}
+            naming: dict[str, set[str]] = {}
             for importer, names in (self._imports or {}).items():
                 for name, members in names:
                     for last in {_last(name), *map(_last, members)}:
-                        self._naming.setdefault(last, set()).add(importer)
+                        naming.setdefault(last, set()).add(importer)
+            self._naming = {last: tuple(importers) for last, importers in naming.items()}
         return self._naming
 
-    def _imports_module(self, importer: str, names: list[tuple[str, list[str]]], module: str) -> bool:
+    def _imports_module(self, importer: str, names: Names, module: str) -> bool:
         stem, package = _stem(module)
         for name, members in names:
             if (_last(name) == stem or (package and not name.strip("."))) and self._find_module(importer, name) == module:
@@ -155,8 +158,8 @@ class ImportGraph:
                         return True
         return False
 
-    def _walk(self) -> dict[str, list[tuple[str, list[str]]]] | None:
-        imports: dict[str, list[tuple[str, list[str]]]] = {}
+    def _walk(self) -> dict[str, Names] | None:
+        imports: dict[str, Names] = {}
         entries = 0
         for folder, folders, files in os.walk(self.root):  # links to folders are not followed
             entries += len(folders) + len(files)
@@ -199,7 +202,7 @@ class ImportGraph:
 
     def _names_in(self, module: str) -> Names:
         text = self._read(module)
-        return imported_names(text) if text is not None else []
+        return imported_names(text) if text is not None else ()
 
 
 def _stem(module: str) -> tuple[str, bool]:
