@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__, config, discovery, docs, edits, engine, noqa, notebook, parallel, selection
-from .analysis.project import choose_cache_folder, no_disk_cache
+from .analysis.project import choose_cache_folder, files_alone, no_disk_cache
 from .formats import FORMATS, FileError, Located, statistics
 from .progress import Progress
 from .rule import Rule, applicable
@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "whatever N (default: the number of cores, %(default)s here)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only the findings and errors: no progress bar, no summary")
+    parser.add_argument("--no-project", action="store_true",
+                        help="read each file alone: not the project's other modules nor the "
+                        "callers in the modules that import it (as project = false does)")
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the cache of what the project's other modules "
                         "answered (.tensorcopy_cache in the project's root, or --cache-dir)")
@@ -168,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         choose_cache_folder(args.cache_dir)
     if args.no_cache:
         no_disk_cache()
+    if args.no_project:
+        files_alone()
     paths = args.paths or ["."]
     if paths.count("-") > 1:
         parser.error("'-' (stdin) may be given once")

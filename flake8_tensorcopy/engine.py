@@ -15,7 +15,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-
 from typing import NamedTuple, TYPE_CHECKING
 
 from . import limits, prefilter

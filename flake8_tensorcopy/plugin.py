@@ -25,7 +25,7 @@ from .runtime import collector
 with collector.paused():
     from . import __version__, flake8_settings, prefilter
     from ._triggers import RULE_TRIGGERS
-    from .analysis.project import no_disk_cache
+    from .analysis.project import files_alone, no_disk_cache
     from .analysis.summary import ModuleSummary
 
 # A child of flake8's logger, so that ``flake8 -v`` shows which files were skipped.
@@ -53,11 +53,18 @@ class TensorCopyChecker:
             help="flake8-tensorcopy: neither read nor write the cache of what the project's other "
             "modules answered (.tensorcopy_cache in the project's root)",
         )
+        manager.add_option(
+            "--tensorcopy-no-project", action="store_true", parse_from_config=True,
+            help="flake8-tensorcopy: read each file alone, not the project's other modules nor the "
+            "callers in the modules that import it (as project = false in [tool.flake8-tensorcopy])",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
         if getattr(options, "tensorcopy_no_cache", False):
             no_disk_cache()
+        if getattr(options, "tensorcopy_no_project", False):
+            files_alone()
         settings = TensorCopyChecker.settings = flake8_settings.load(options)
         if _forks_workers(options):
             # flake8 forks its workers once the options are parsed: imported now, the engine

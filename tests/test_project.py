@@ -548,6 +548,21 @@ def _reported(output: str, root: Path) -> list[str]:
     return sorted(lines)
 
 
+@pytest.mark.slow
+def test_a_run_can_read_each_file_alone(tree: Path) -> None:
+    """The project analysis is on by default; one run of flake8 or of the command can read
+    each file alone, as ``project = false`` does, workers included."""
+    python = sys.executable
+    assert _reported(_run(python, "-m", "flake8", "--select", "TCP", "pkg/train.py", cwd=tree), tree)
+    for command in (
+        [python, "-m", "flake8", "--select", "TCP", "--tensorcopy-no-project", "pkg/train.py"],
+        [python, "-m", "flake8", "--select", "TCP", "--tensorcopy-no-project", "-j", "2", "pkg"],
+        [python, "-m", "flake8_tensorcopy", "--no-project", "pkg/train.py"],
+    ):
+        reported = _reported(_run(*command, cwd=tree), tree)
+        assert not [line for line in reported if line.startswith("pkg/train.py")], command
+
+
 def _run(*command: str, cwd: Path) -> str:
     result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
     assert result.returncode in (0, 1), result.stderr

@@ -580,6 +580,7 @@ _GENERATION = [0]  # counts what may have changed another module's answers (see 
 
 
 NO_CACHE_VARIABLE = "FLAKE8_TENSORCOPY_NO_CACHE"
+NO_PROJECT_VARIABLE = "FLAKE8_TENSORCOPY_NO_PROJECT"
 CACHE_DIR_VARIABLE = "FLAKE8_TENSORCOPY_CACHE_DIR"
 
 
@@ -602,7 +603,10 @@ def _table(root: str) -> dict:
 def enabled(root: str) -> bool:
     """Whether the project at ``root`` reads its other modules and its files' callers: yes
     unless ``project = false`` in the ``[tool.flake8-tensorcopy]`` table of its
-    ``pyproject.toml``. Every front end asks here, so a file gets the same answer from each."""
+    ``pyproject.toml``, or this run says no (:func:`files_alone`). Every front end asks
+    here, so a file gets the same answer from each."""
+    if os.environ.get(NO_PROJECT_VARIABLE, "") not in ("", "0"):
+        return False
     return _table(root).get("project") is not False
 
 
@@ -634,6 +638,14 @@ def choose_cache_folder(folder: str) -> None:
     the workers it starts: the environment carries it to them."""
     os.environ[CACHE_DIR_VARIABLE] = os.path.abspath(os.path.expanduser(folder))
     _PROJECTS.clear()
+
+
+def files_alone() -> None:
+    """Read each file alone in this process and the workers it starts (the CLI's
+    ``--no-project``, flake8's ``--tensorcopy-no-project``), whatever the projects' tables
+    say: the environment carries it to the workers, however they are started."""
+    os.environ[NO_PROJECT_VARIABLE] = "1"
+    _ROOTS.clear()
 
 
 def no_disk_cache() -> None:
