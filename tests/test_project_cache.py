@@ -586,3 +586,23 @@ def test_an_index_not_to_be_trusted_is_ignored(callers: Path, scanned: list[str]
     scanned.clear()
     assert found(called) == [(5, "TCP005")]
     assert "caller.py" in scanned  # the index was not used: every module read again
+
+
+def test_nothing_is_written_beside_loose_files(tmp_path: Path, monkeypatch) -> None:
+    """A file in no project (no pyproject.toml, setup.cfg, setup.py or .git above it) reads
+    its folder as its project, but writes no cache there: a download folder, an installed
+    library. A cache folder the user chose still serves it."""
+    loose = tmp_path / "downloads"
+    write(loose, {"helpers.py": HELPERS, "use.py": "import torch\n\nfrom helpers import make_batch\n\n"
+                                                   "kept = torch.tensor(make_batch(2))  # TCP005\n"})
+    monkeypatch.setattr(project, "find_root", lambda path: str(loose.resolve()))  # no marker above tmp_path
+    assert found(loose / "use.py") == [(5, "TCP005")]
+    project.save_cache()
+    assert not (loose / cache.FOLDER_NAME).exists()
+    chosen = tmp_path / "chosen"
+    monkeypatch.setenv(project.CACHE_DIR_VARIABLE, str(chosen))
+    a_new_process()
+    assert found(loose / "use.py") == [(5, "TCP005")]
+    project.save_cache()
+    assert list(chosen.glob("*/*.json"))
+

@@ -614,7 +614,9 @@ def cache_folder(root: str) -> str | None:
     """Where the project at ``root`` keeps what its modules answered (None: nowhere):
     ``$FLAKE8_TENSORCOPY_CACHE_DIR`` (the CLI's ``--cache-dir`` sets it), else
     ``.tensorcopy_cache`` in the root; none with ``$FLAKE8_TENSORCOPY_NO_CACHE`` set or
-    ``cache = false``. Only the user chooses another folder: a cloned repository's
+    ``cache = false``, and none in a folder that is no project (no marker: the file's own
+    folder stands in for one), where nothing is written beside loose files (a download
+    folder, an installed library). Only the user chooses another folder: a cloned repository's
     ``cache-dir`` would have every run write where the repository says (a shared folder
     that another user fills), so it is refused with a warning."""
     if os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
@@ -630,6 +632,8 @@ def cache_folder(root: str) -> str | None:
     if chosen:
         # one folder may serve many projects: each has its own
         return os.path.join(root, os.path.expanduser(chosen), digest(root.encode("utf-8", "surrogatepass")))
+    if not any(os.path.lexists(os.path.join(root, marker)) for marker in ROOT_MARKERS):
+        return None
     return os.path.join(root, FOLDER_NAME)
 
 
