@@ -335,3 +335,12 @@ def test_nbqa_runs_the_flake8_plugin_on_notebooks(tmp_path):
         "use .detach().clone()"
     ]
     assert rows(run("nb.ipynb", cwd=tmp_path).stdout) == [("nb.ipynb", 3, 2, 5, "TCP002")]
+
+
+def test_the_project_analysis_names_notebooks_as_the_reader_does():
+    """project.py spells the suffix itself, so that reading a project need not import the
+    notebook reader: the two must agree."""
+    from flake8_tensorcopy import notebook
+    from flake8_tensorcopy.analysis import project
+
+    assert project.NOTEBOOK_SUFFIX == notebook.SUFFIX

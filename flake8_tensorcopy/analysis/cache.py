@@ -93,19 +93,9 @@ class DiskCache:
         """What each module of the project at ``root`` imported, by the stamp of its file,
         as the last run wrote it ({}: none, or none to trust: a module outside the root, a
         name no import spells, an index not signed with this user's key)."""
-        if not self._folder_is_ours():
-            return {}
         try:
-            raw = read_plain_file(os.path.join(self.folder, INDEX_NAME), MAX_INDEX_BYTES)
-            if raw is None:
-                return {}
-            claimed, _, body = raw.partition(b"\n")
-            if not signed_by_us(body, claimed):
-                return {}
-            import json
-
-            entry = json.loads(body)
-            if not isinstance(entry, dict) or entry.get("version") != _version() or entry.get("root") != root:
+            entry = self._read_signed(os.path.join(self.folder, INDEX_NAME), MAX_INDEX_BYTES)
+            if entry is None or entry.get("root") != root:
                 return {}
             return _decode_index(entry.get("modules"), root)
         except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError, _Corrupt):
@@ -131,25 +121,31 @@ class DiskCache:
     def load(self, module: str, module_digest: str) -> Answers:
         """The answers kept for ``module`` while its text hashed to ``module_digest``; none
         when there is no entry or it cannot be trusted."""
-        if not self._folder_is_ours():
-            return {}
         try:
-            raw = read_plain_file(self._entry_path(module), MAX_ENTRY_BYTES)
-            if raw is None:
-                return {}
-            claimed, _, body = raw.partition(b"\n")
-            if not signed_by_us(body, claimed):  # checked first: an unsigned entry is not even parsed
-                return {}
-            import json  # here: a run with nothing cached to read does not hold the module
-
-            entry = json.loads(body)
-            if not isinstance(entry, dict) or entry.get("version") != _version() \
-                    or entry.get("module") != module or entry.get("digest") != module_digest:
+            entry = self._read_signed(self._entry_path(module), MAX_ENTRY_BYTES)
+            if entry is None or entry.get("module") != module or entry.get("digest") != module_digest:
                 return {}
             answers = _decode_answers(entry.get("answers"))
             return answers if self._sound(answers) else {}
         except (OSError, ValueError, TypeError, KeyError, RecursionError, MemoryError, _Corrupt):
             return {}
+
+    def _read_signed(self, path: str, limit: int) -> dict | None:
+        """The JSON object in ``path`` (at most ``limit`` bytes) when this user's key signed it
+        and this version of the analysis wrote it; else None. Raises what reading and parsing
+        raise (``OSError``, ``ValueError``, ...): the caller treats it as none."""
+        if not self._folder_is_ours():
+            return None
+        raw = read_plain_file(path, limit)
+        if raw is None:
+            return None
+        claimed, _, body = raw.partition(b"\n")
+        if not signed_by_us(body, claimed):  # checked first: an unsigned file is not even parsed
+            return None
+        import json  # here: a run with nothing cached to read does not hold the module
+
+        entry = json.loads(body)
+        return entry if isinstance(entry, dict) and entry.get("version") == _version() else None
 
     def save(self, module: str, module_digest: str, answers: Answers) -> None:
         """Keep ``answers`` for ``module``, with those another process kept meanwhile for

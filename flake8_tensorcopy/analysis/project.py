@@ -37,7 +37,6 @@ import ast
 import io
 import os
 import re
-import stat
 import sys
 import tokenize
 from collections import OrderedDict
@@ -48,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from ..runtime.bounded import BoundedCache
 from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
-from .import_graph import ImportGraph
+from .import_graph import ImportGraph, stamp_of
 from .notices import warn_once
 from .plain_file import read_plain_file
 from .top_level import top_level_code
@@ -99,11 +98,16 @@ def _notebook_code(text: str) -> str | None:
         return None
 
 
+def _marked(folder: str) -> bool:
+    """Whether ``folder`` holds a project marker (a project's root)."""
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS)
+
+
 def find_root(path: str) -> str:
     """The nearest folder above ``path`` holding a project marker, else ``path``'s folder."""
     start = folder = os.path.dirname(os.path.abspath(path))
     while True:
-        if any(os.path.exists(os.path.join(folder, marker)) for marker in ROOT_MARKERS):
+        if _marked(folder):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -351,13 +355,9 @@ class Project:
         buffer = self._buffers.get(path)
         stamp: object = buffer
         if buffer is None:
-            try:
-                status = os.lstat(path)  # module paths are real paths: a link here is not one
-            except (OSError, ValueError):
+            stamp = stamp_of(path)  # module paths are real paths: a link here is not one
+            if stamp is None or stamp[1] > MAX_MODULE_BYTES:
                 return None
-            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_MODULE_BYTES:
-                return None
-            stamp = (status.st_mtime_ns, status.st_size, status.st_ino)
         known = _DIGESTS.get(path)
         if known is not None and known[0] == stamp:
             return known[1]
@@ -632,7 +632,7 @@ def cache_folder(root: str) -> str | None:
     if chosen:
         # one folder may serve many projects: each has its own
         return os.path.join(root, os.path.expanduser(chosen), digest(root.encode("utf-8", "surrogatepass")))
-    if not any(os.path.lexists(os.path.join(root, marker)) for marker in ROOT_MARKERS):
+    if not _marked(root):
         return None
     return os.path.join(root, FOLDER_NAME)
 
