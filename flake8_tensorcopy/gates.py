@@ -158,8 +158,13 @@ class ArgumentGate(Gate):
             return True
         if self.elements and isinstance(argument, ast.Name) and argument.id not in seen and any(
             # weights = [w / total for w in weights]: the inference judges it where it is bound
-            binding.kind == "value" and isinstance(binding.source, ast.ListComp)
-            and self._could_hold_tensor(binding.source.generators[0].iter, function, call, seen | {argument.id})
+            binding.kind == "value" and (
+                (isinstance(binding.source, ast.ListComp)
+                 and self._could_hold_tensor(binding.source.generators[0].iter, function, call, seen | {argument.id}))
+                # mat = [[c, -s], [s, c]]: the display, judged where it is bound
+                or (isinstance(binding.source, (ast.List, ast.Tuple))
+                    and self._could_hold_tensor(binding.source, function, call, seen | {argument.id}))
+            )
             for binding in function.facts.bindings.get(argument.id, ())
         ):
             return True

@@ -305,8 +305,13 @@ class Inference:
         if isinstance(node, ast.Attribute):
             return self._attribute_info(node)
         if isinstance(node, ast.Subscript):
-            if self.info(node.value) or self.summarised(node.value) in _INDEXED_TO_TENSORS:
+            if self.info(node.value):
                 return TENSOR
+            base = self.summarised(node.value)
+            if base in _INDEXED_TO_TENSORS:
+                return TENSOR
+            if base == Holds.BATCH and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+                return TENSOR  # batch[0]: as unpacking it, a tensor of the default collate
             return None
         if isinstance(node, ast.BinOp):
             if repeats_a_sequence(node):

@@ -475,16 +475,23 @@ class ScopeFacts:
                 return self.value(source.value) if source.value is not None else None
             if isinstance(source, ast.List) and not source.elts:
                 return EMPTY_LIST
-            return self.value(source)
+            value = self.value(source)
+            return value if value is not None else self._used_after_only_binding(name, binding)
         if kind == "loop":
+            if _empty_list_unpacked(binding):
+                return EMPTY_LIST  # losses, accs = [], []
             value = self._unpacked(binding.source, binding.path)
-            if value is None and not isinstance(binding.source, Unpacked) and len(self.bindings[name]) == 1:
-                # The loop's only binding of the name, used in it as only a tensor can be
-                # (``for i, det in enumerate(pred): ... det[:, 5].unique()``): its elements are.
-                used = self._used_as_tensor.get(name)
-                return TENSOR if used is not None and min(used) >= binding.line else None
-            return value
+            return value if value is not None else self._used_after_only_binding(name, binding)
         return None
+
+    def _used_after_only_binding(self, name: str, binding: _Binding) -> Value:
+        """The name's only binding, used after it as only a tensor can be (``for det in
+        pred: det[:, 5].unique()``, ``loss, acc = step(batch); loss.backward()``): what it
+        binds is a tensor. A name whose type the scope tests is left alone."""
+        if len(self.bindings[name]) != 1 or name in self._tested:
+            return None
+        used = self._used_as_tensor.get(name)
+        return TENSOR if used is not None and min(used) >= binding.line else None
 
     def _parameter_value(self, argument: ast.arg) -> Value:
         annotated = annotation_value(argument.annotation, self.imports) if argument.annotation else None
@@ -644,6 +651,9 @@ class ScopeFacts:
                 return None
             if isinstance(base, TensorInfo) or base == Holds.STATE_DICT:
                 return TENSOR
+            if base == Holds.BATCH:  # batch[0]: as unpacking it, a tensor of the default collate
+                index = node.slice
+                return TENSOR if isinstance(index, ast.Constant) and type(index.value) is int else None
             if base == Holds.PARAM_GROUP:  # group["params"]
                 index = node.slice
                 return Holds.TENSORS if isinstance(index, ast.Constant) and index.value == "params" else None
@@ -820,6 +830,19 @@ class ScopeFacts:
                 and (qualified := self.imports.qualify_expression(node)) is not None:
             return self.summary.imported_value(qualified)  # config.MEAN
         return None
+
+
+def _empty_list_unpacked(binding: _Binding) -> bool:
+    """``a, b = [], []``: the binding of one of the names to its empty list."""
+    source = binding.source
+    if not isinstance(source, Unpacked) or len(binding.path) != 1 or not isinstance(source.value, (ast.Tuple, ast.List)):
+        return False
+    elements = source.value.elts
+    step = binding.path[0]
+    if not isinstance(step, int) or step >= len(elements) or any(isinstance(e, ast.Starred) for e in elements):
+        return False
+    element = elements[step]
+    return isinstance(element, ast.List) and not element.elts
 
 
 def _legacy_scalar(node: ast.Subscript) -> bool:

@@ -52,8 +52,9 @@ class TensorFromTensor(Rule):
         "enumerate(loader): x, y = data`, `next(iter(loader))`), a list of tensors repeated "
         "(`[torch.zeros(0, 6)] * n`), `Variable(t)`, what calling the file's own torch "
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
-        "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable used as only a "
-        "tensor can be (`det[:, 5].unique()`), what a `torch.distributions` distribution samples or "
+        "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable or a name bound once used as only a "
+        "tensor can be (`det[:, 5].unique()`, `loss.backward()`), an item of a batch (`images[0]`), a name "
+        "bound to a list display holding tensors (`mat = [[torch.cos(a), 0], ...]`), what a `torch.distributions` distribution samples or "
         "scores (`Categorical(p).sample()`, `dist.log_prob(a)`), what a function annotated `-> torch.Tensor` "
         "returns, what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
         "`Tensor.__array_wrap__`), what POT and einops give back for tensors (they answer in their "
@@ -195,8 +196,28 @@ class TensorFromTensor(Rule):
                 "    T = ot.sinkhorn(mu, mu, cost, 0.1)\n    return torch.tensor(T).float()\n", [(6, 12)]),
         Example("import torch\nfrom einops import rearrange\ndef tokens(x: torch.Tensor):\n"
                 "    return torch.Tensor(rearrange(x, 'b c h w -> b (h w) c'))\n", [(4, 12)]),
+        # A name bound once, then used as only a tensor can be (`.backward()`); lists bound
+        # empty together (`a, b = [], []`).
+        Example("import torch\ndef train(batches, step):\n    losses, accs = [], []\n    for batch in batches:\n"
+                "        loss, acc = step(batch)\n        loss.backward()\n        losses.append(loss.detach())\n"
+                "        accs.append(acc)\n    return torch.Tensor(losses).mean()\n", [(9, 12)]),
+        # An item of a DataLoader's batch, and a name bound to a display holding tensors.
+        Example("import torch\nfrom torch.utils.data import DataLoader\ndef first_images(dataset):\n"
+                "    for _, images in enumerate(DataLoader(dataset, batch_size=8)):\n"
+                "        return torch.Tensor(images[0])\n", [(5, 16)]),
+        Example("import torch\ndef rotate2d(theta):\n    mat = [[torch.cos(theta), torch.sin(-theta), 0],\n"
+                "           [torch.sin(theta), torch.cos(theta), 0],\n           [0, 0, 1]]\n"
+                "    return torch.tensor(mat, dtype=torch.float32)\n", [(6, 12)]),
     )
     clean = (
+        # What a batch holds under a key may be strings (file names); a display of numbers and
+        # unknown values; a name whose type the scope tests before using it as a tensor.
+        "import torch\nfrom torch.utils.data import DataLoader\ndef names(dataset):\n"
+        "    for batch in DataLoader(dataset):\n        return torch.tensor(batch['name'])\n",
+        "import torch\ndef translate2d(tx, ty):\n    mat = [[1, 0, tx], [0, 1, ty], [0, 0, 1]]\n"
+        "    return torch.tensor(mat, dtype=torch.float32)\n",
+        "import torch\ndef f(step, batch):\n    out = step(batch)\n    if isinstance(out, torch.Tensor):\n"
+        "        out.backward()\n    return torch.tensor(out)\n",
         # A list repeated by a tensor's count is a list: [1] * seqlen.
         "import torch\ndef f(lengths: torch.Tensor):\n    for seqlen in lengths:\n        mask = torch.Tensor([1] * seqlen)\n",
         # Attributes set by name at run time (hyper-parameters) may be anything when read in __init__.
@@ -305,14 +326,17 @@ class TensorFromTensor(Rule):
                         "use t.detach().clone().to(x)")
 
 
-def _holds_tensor(rule: Rule, node: ast.expr) -> bool:
-    """A list or tuple display with a tensor in it (also nested: ``[[t]]``), or a list the
-    file fills with tensors."""
+def _holds_tensor(rule: Rule, node: ast.expr, seen: frozenset[str] = frozenset()) -> bool:
+    """A list or tuple display with a tensor in it (also nested: ``[[t]]``), a name bound
+    to one (``mat = [[c, -s], [s, c]]``), or a list the file fills with tensors."""
     if isinstance(node, (ast.List, ast.Tuple)):
         return any(
-            rule.inference.is_tensor(value) or _holds_tensor(rule, value)
+            rule.inference.is_tensor(value) or _holds_tensor(rule, value, seen)
             for value in map(unstarred, node.elts)
         )
+    if isinstance(node, ast.Name) and node.id not in seen and (bound := rule.inference.binding(node.id)) is not None \
+            and isinstance(bound.value, (ast.List, ast.Tuple)) and _holds_tensor(rule, bound.value, seen | {node.id}):
+        return True
     return rule.inference.holds_tensors(node)
 
 

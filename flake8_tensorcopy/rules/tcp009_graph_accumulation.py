@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from functools import partial
+from typing import NamedTuple
 
 from ..analysis.evaluator import (
     argument_count,
@@ -43,6 +44,32 @@ class _Candidate:
     loop: ast.AST  # the innermost loop of the function around the accumulation
     loss: bool  # the value is (built from) a loss function's result
     names: frozenset[str]  # names it is built from, to match against backward receivers
+    branches: tuple[tuple[int, int], ...]  # the ``if`` suites around it (see _Rebinding)
+    depth: int  # how many loops are open around it (of the whole walk)
+
+
+class _Rebinding(NamedTuple):
+    """A binding of a name: the loops around it (ids), its statement (id), where it is,
+    and the ``if`` suites around it as (loops open when the suite began, id of the suite)."""
+
+    loops: tuple[int, ...]
+    statement: int
+    position: tuple[int, int]
+    branches: tuple[tuple[int, int], ...]
+
+    def resets(self, candidate: _Candidate) -> bool:
+        """Whether it rebinds the candidate's holder before every accumulation of an
+        iteration of the candidate's loop reads it: run on every iteration (no ``if`` inside
+        the loop holds it), or earlier in the same suite as the accumulation (``loss =
+        a`` then ``loss = loss + b`` in one branch); not ``if i % 100 == 0: total = 0``."""
+        if id(candidate.loop) not in self.loops or self.statement == id(candidate.statement):
+            return False
+        inside = tuple(b for b in self.branches if b[0] >= candidate.depth)
+        if not inside:
+            return True
+        around = tuple(b for b in candidate.branches if b[0] >= candidate.depth)
+        statement = candidate.statement
+        return around[: len(inside)] == inside and self.position < (statement.lineno, statement.col_offset)
 
 
 @dataclass
@@ -57,7 +84,7 @@ class _Frame:
     returned: list[ast.expr] = field(default_factory=list)
     detached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # n = n.detach()
     evaluates: bool = False  # puts a model in eval mode: what it returns is a metric, not a loss
-    rebound: dict[str, list[tuple[tuple[int, ...], int]]] = field(default_factory=dict)
+    rebound: dict[str, list[_Rebinding]] = field(default_factory=dict)
     # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
     unpacked: dict[str, ast.expr] = field(default_factory=dict)
     loss_results: set[str] = field(default_factory=set)  # info = vae.loss_function(...)
@@ -91,7 +118,8 @@ class GraphAccumulation(Rule):
         "the result of a loss function called on two or more arguments (`criterion(out, y)`, "
         "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`). Not flagged under "
         "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
-        "inside the loop, feeds a `.backward()`, or (for loss-function evidence) is returned: that is "
+        "on every iteration of the loop (a reset under an `if`, every `log_interval` batches, still "
+        "keeps that many graphs), feeds a `.backward()`, or (for loss-function evidence) is returned: that is "
         "a loss built from several terms.",
         why="A tensor that requires grad holds its `grad_fn`, and through it the whole graph of "
         "the iteration that produced it. `total_loss += loss` chains every iteration's graph to "
@@ -203,8 +231,21 @@ class GraphAccumulation(Rule):
             "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
             [(5, 18)],
         ),
+        Example(  # reset only every log_interval batches: that many graphs kept
+            "import torch.nn.functional as F\ndef train(model, opt, loader, log_interval):\n    total = 0\n"
+            "    for i, (x, y) in enumerate(loader):\n        loss = F.nll_loss(model(x), y)\n"
+            "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        total += loss\n"
+            "        if i % log_interval == 0:\n            print(total.item() / log_interval)\n"
+            "            total = 0\n",
+            [(9, 18)],
+        ),
     )
     clean = (
+        # Bound afresh earlier in the same branch of each iteration: one step's loss terms.
+        "def train(model, opt, loader, criterion, split):\n    for x, y in loader:\n        out = model(x)\n"
+        "        if not split:\n            loss = criterion(out, y)\n        else:\n"
+        "            loss = 0.5 * criterion(out[0], y)\n            loss = loss + 0.5 * criterion(out[1], y)\n"
+        "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n",
         # A reward of plain floats shares only the loop's inputs (`/ meta_bsz`) with the loss.
         "def f(opt, tasks, meta_bsz, learner, loss_of):\n    rewards = []\n    for it in range(10):\n"
         "        total_loss, total_reward = 0.0, 0.0\n        for task in tasks:\n"
@@ -267,6 +308,7 @@ class GraphAccumulation(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self.frames: list[_Frame] = []
+        self.branches: list[tuple[int, int]] = []  # the ``if`` suites around (see _Rebinding)
 
     # -- frames ---------------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> None:
@@ -284,6 +326,21 @@ class GraphAccumulation(Rule):
 
     def _loops(self) -> tuple[ast.AST, ...]:
         return tuple(self.context.loops[self.frames[-1].loop_base :])
+
+    def visit_If_body(self, node: ast.If) -> None:
+        self.branches.append((len(self.context.loops), id(node.body)))
+
+    def visit_If_orelse(self, node: ast.If) -> None:
+        self.branches.append((len(self.context.loops), id(node.orelse)))
+
+    def leave_If_body(self, node: ast.If) -> None:
+        self.branches.pop()
+
+    leave_If_orelse = leave_If_body
+
+    def _rebinding(self, node: ast.stmt) -> _Rebinding:
+        return _Rebinding(tuple(id(l) for l in self._loops()), id(node), (node.lineno, node.col_offset),
+                          tuple(self.branches))
 
     def _volatile(self, node: ast.Call) -> bool:
         """``Variable(x, volatile=True)``: code written to evaluate without a graph, which
@@ -331,11 +388,12 @@ class GraphAccumulation(Rule):
     def visit_Assign(self, node: ast.Assign) -> None:
         frame = self.frames[-1]
         loops = tuple(id(l) for l in self._loops())
+        rebinding = self._rebinding(node)
         for target in node.targets:
             if isinstance(target, ast.Attribute) and (dotted := dotted_name(target)):
-                frame.rebound.setdefault(dotted, []).append((loops, id(node)))  # self.loss = 0
+                frame.rebound.setdefault(dotted, []).append(rebinding)  # self.loss = 0
             for name in bound_names(target):
-                frame.rebound.setdefault(name, []).append((loops, id(node)))
+                frame.rebound.setdefault(name, []).append(rebinding)
                 frame.feeds.append((name, node.value))
                 frame.unpacked.pop(name, None)
                 if _detaches(node.value):
@@ -362,15 +420,14 @@ class GraphAccumulation(Rule):
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         frame = self.frames[-1]
         for name in bound_names(node.target):
-            frame.rebound.setdefault(name, []).append((tuple(id(l) for l in self._loops()), id(node)))
+            frame.rebound.setdefault(name, []).append(self._rebinding(node))
 
     def visit_For(self, node: ast.For) -> None:
         # The scope opener ran first: this loop is already on the stack, so the target
         # counts as bound inside it.
         frame = self.frames[-1]
-        loops = tuple(id(l) for l in self._loops())
         for name in bound_names(node.target):
-            frame.rebound.setdefault(name, []).append((loops, id(node)))
+            frame.rebound.setdefault(name, []).append(self._rebinding(node))
             frame.unpacked.pop(name, None)
 
     # -- accumulations ------------------------------------------------------------------
@@ -382,7 +439,9 @@ class GraphAccumulation(Rule):
         if evidence is None:
             return
         loss, names = evidence
-        self.frames[-1].candidates.append(_Candidate(value, holder, statement, loops[-1], loss, names))
+        self.frames[-1].candidates.append(
+            _Candidate(value, holder, statement, loops[-1], loss, names, tuple(self.branches), len(self.context.loops))
+        )
 
     def _evidence(self, node: ast.expr, depth: int) -> tuple[bool, frozenset[str]] | None:  # noqa: C901
         """(is a loss, names it is built from), or None when it is evidently no graph."""
@@ -488,7 +547,7 @@ class GraphAccumulation(Rule):
             names = candidate.names - {name for name, loops in frame.detached if loop in loops}
             # A graph made each iteration runs through a name computed in the loop; one shared
             # only through a loop's inputs (`/ batch_size`) ties no graph to the total.
-            names = {name for name in names if any(loop in loops for loops, _ in frame.rebound.get(name, ()))}
+            names = {name for name in names if any(loop in bound.loops for bound in frame.rebound.get(name, ()))}
             backward_each_iteration = any(loop in loops and keys & names for keys, loops in backward)
             if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
                 suspects.append((candidate, backward_each_iteration))
@@ -499,11 +558,8 @@ class GraphAccumulation(Rule):
         for candidate, backward_each_iteration in suspects:
             if candidate.holder in backpropagated:
                 continue  # the total is what gets backpropagated: a loss built in a loop
-            if any(
-                id(candidate.loop) in loops and statement != id(candidate.statement)
-                for loops, statement in frame.rebound.get(candidate.holder, ())
-            ):
-                continue  # reset inside the loop: it does not outlive the iteration
+            if any(bound.resets(candidate) for bound in frame.rebound.get(candidate.holder, ())):
+                continue  # reset on every iteration: it does not outlive the iteration
             if not backward_each_iteration:
                 # A sum of losses over heads, scales or terms, or one handed back, is a loss
                 # built from several terms; over batches it is an evaluation that keeps graphs.
