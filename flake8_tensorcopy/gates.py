@@ -115,20 +115,26 @@ class ArgumentGate(Gate):
     or to a method in ``methods`` (``x.new_tensor``) whose data argument could be a tensor.
 
     The data argument is any positional argument or the ``keyword`` one; with
-    ``elements`` a list or tuple counts when one of its elements could be a tensor.
+    ``elements`` a list or tuple counts when one of its elements could be a tensor. With
+    ``copies`` the call returns a copy of its argument (``copy.deepcopy``), so a name bound
+    to the call and known as a tensor says the argument is one too.
     """
 
     callees: frozenset[str]
     methods: frozenset[str] = frozenset()
     keyword: str | None = None
     elements: bool = False
+    copies: bool = False
 
     def admits(self, function: FunctionFacts) -> bool:
         return any(
             self._is_callee(call.func, function.imports)
             and any(self._could_hold_tensor(argument, function, call) for argument in self._data_arguments(call))
             for call in function.calls
-        )
+        ) or (self.copies and any(
+            self._is_callee(call.func, function.imports) and isinstance(function.facts.name_value(name), TensorInfo)
+            for name, call in _names_bound_to_calls(function)
+        ))
 
     def spellings(self, imports: ImportTable) -> frozenset[str]:
         """The last word of every way the file can spell a callee (for a text check first)."""
@@ -174,8 +180,16 @@ class ArgumentGate(Gate):
         """This gate as Python source with a stable order (for the generated trigger table)."""
         return (
             f"ArgumentGate(frozenset({sorted(self.callees)!r}), frozenset({sorted(self.methods)!r}), "
-            f"{self.keyword!r}, {self.elements!r})"
+            f"{self.keyword!r}, {self.elements!r}, {self.copies!r})"
         )
+
+
+def _names_bound_to_calls(function: FunctionFacts) -> Iterator[tuple[str, ast.Call]]:
+    """``name = f(...)`` statements of the scope's own code: (name, the call)."""
+    for node, _ in function.own_nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call):
+            yield node.targets[0].id, node.value
 
 
 def _iterates_parameters(iterable: ast.expr) -> bool:
@@ -866,8 +880,8 @@ class SnapshotGate(Gate):
         if not stores:
             return False
         attributes = [key.rpartition(".")[2] for (kind, key), *_ in stores if kind == "attr"]
-        if attributes and not function.summary.restored_attributes().isdisjoint(attributes):
-            return True  # loaded back elsewhere in the file (a walk of it: only when needed)
+        if any(map(function.summary.restored_in_project, dict.fromkeys(attributes))):
+            return True  # loaded back elsewhere in the file or its importers (read only when needed)
         nodes = function.own_nodes
         calls = [node for node, _ in nodes if isinstance(node, ast.Call)]
         reads = _reads(nodes, function.own_names, calls)

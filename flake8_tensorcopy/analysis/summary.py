@@ -775,6 +775,35 @@ class ModuleSummary:
             self._restored = frozenset(restored)
         return self._restored
 
+    def restored_in_project(self, attribute: str) -> bool:
+        """Whether the file, or a module of the project that imports it, loads the attribute
+        back into a model or optimizer (an early-stopping helper's ``self.best_state``, which
+        the training script restores): see :meth:`restored_attributes`."""
+        if attribute in self.restored_attributes():
+            return True
+        if self.project is None:
+            return False
+        importers = self.project.importers(self.path, asker=self) or frozenset()
+        for package in [i for i in importers if i.endswith("__init__.py")]:
+            importers = importers | (self.project.importers(package, asker=self) or frozenset())
+        readers = []
+        for path in sorted(importers):
+            self.depends_on[path] = self.project.digest(path) or ""  # it may come to restore it
+            if self.project.spells(path, attribute) and self.project.spells(path, "load_state_dict"):
+                readers.append(path)
+        if len(readers) > MAX_CALLER_MODULES:
+            return False  # too many to read for one attribute: not known
+        for path in readers:
+            with self.project.hop() as allowed:
+                if not allowed:
+                    return False
+                restored = self.project.ask(
+                    self, path, ("restored",), lambda home: dict.fromkeys(home.restored_attributes(), "")
+                )
+            if isinstance(restored, dict) and attribute in restored:
+                return True
+        return False
+
     def defines_data_records(self) -> bool:
         """Whether the file defines a named tuple with a field called ``data``
         (``Binding = namedtuple("Binding", ("name", "data"))``): its ``.data`` is no tensor's."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.evaluator import argument_count, first_argument, method_call
+from ..analysis.vocabulary import TensorInfo
 from ..rule import WS, ArgumentGate, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
 
@@ -17,7 +18,7 @@ class DeepcopyTensor(Rule):
     )
     triggers = (rf"{word('deepcopy')}{WS}\(",)
     trigger_imports = frozenset({"copy.deepcopy"})
-    gate = ArgumentGate(frozenset({"copy.deepcopy"}), keyword="x", elements=True)
+    gate = ArgumentGate(frozenset({"copy.deepcopy"}), keyword="x", elements=True, copies=True)
     docs = RuleDocs(
         what="Flags `copy.deepcopy(t)` where `t` is known to be a tensor or an `nn.Parameter`, "
         "or a list or tuple of tensors (`heads = h.chunk(3)`, a list the file fills with tensors).",
@@ -40,7 +41,8 @@ class DeepcopyTensor(Rule):
         "parameter used as only a tensor can be, or its docstring's type, or "
         "to which every call passes a tensor (the file's, and for a module-level function or a class's "
         "`__init__` those of the modules that import it); `list(model.parameters())`; a number to which a tensor "
-        "is added (`s = 0.0; s += t`). {accuracy} Misses include values whose receiver no "
+        "is added (`s = 0.0; s += t`); a copy bound to a name the function uses as only a tensor can "
+        "be (`image = copy.deepcopy(im)`, then `Variable(image)`). {accuracy} Misses include values whose receiver no "
         "reading can tell (an attribute of an object moved through a chain of calls) and a "
         "parameter some call passes something else to.",
         fix_safety="`copy.deepcopy(t)` becomes `t.detach().clone()`: unsafe, the copy no longer "
@@ -71,8 +73,12 @@ class DeepcopyTensor(Rule):
                 message="of a list of parameters copies their .grad too"),
         Example("import copy\ndef f(model):\n    for p in model.parameters():\n        yield copy.deepcopy(p)\n",
                 [(4, 15)], message="of a parameter copies its .grad too"),
+        # A copy has its original's type: what the function does with the copy tells.
+        Example("import copy\nfrom torch.autograd import Variable\ndef attack(im, net):\n"
+                "    image = copy.deepcopy(im)\n    return net(Variable(image, requires_grad=True))\n", [(4, 13)]),
     )
     clean = (
+        "import copy\ndef attack(im, net):\n    image = copy.deepcopy(im)\n    return net(image.copy())\n",
         "import copy\ndef f(model):\n    return copy.deepcopy(model)\n",
         "import copy\ndef f(model):\n    return copy.deepcopy(model.state_dict())\n",
         "import copy\nimport torch\ndef f(t: torch.Tensor):\n    return t.detach().clone()\n",
@@ -97,6 +103,19 @@ class DeepcopyTensor(Rule):
         elif self.inference.holds_tensors(argument):
             self.report(node, "copy.deepcopy of a list of tensors raises on non-leaf tensors and copies "
                         "views' whole storage; use [t.detach().clone() for t in ts]")
+        elif self._copy_named_as_tensor(node):
+            self.report(node, fix=_plan(node))
+
+    def _copy_named_as_tensor(self, node: ast.Call) -> bool:
+        """``image = copy.deepcopy(im)`` where what the scope does with ``image`` says it is
+        a tensor (``Variable(image)``, ``image.backward()``): a copy has its original's type."""
+        statement = self.context.statements[-1] if self.context.statements else None
+        facts = self.inference.facts
+        return (
+            isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and facts is not None
+            and isinstance(facts.name_value(statement.targets[0].id), TensorInfo)
+        )
 
 
 # Parameters are leaves and no views: the copy neither raises nor holds a base storage,

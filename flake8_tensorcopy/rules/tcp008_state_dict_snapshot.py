@@ -784,10 +784,11 @@ class StateDictSnapshot(Rule):
 
     def _restored_elsewhere(self, candidate: _Candidate) -> bool:
         """``self.best = model.state_dict()`` in an early-stopping helper, loaded back by a
-        ``load_state_dict(....best)`` anywhere in the file: the restore restores nothing."""
+        ``load_state_dict(....best)`` anywhere in the file, or in a module of the project that
+        imports it: the restore restores nothing."""
         kind, key = candidate.holder
         summary = self.inference.summary
-        return kind == "attr" and summary is not None and key.rpartition(".")[2] in summary.restored_attributes()
+        return kind == "attr" and summary is not None and summary.restored_in_project(key.rpartition(".")[2])
 
     def _moved_on(self, frame: _Frame, candidate: _Candidate, positions: list[int]) -> bool:
         """Is one of ``positions`` (reads or loads of the snapshot) where the weights may have
