@@ -9,7 +9,7 @@ import functools
 import re
 from typing import NamedTuple, TYPE_CHECKING
 
-from ..imports import FUNCTION_DEFS
+from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, child_blocks
 from .own_code import HEADER, NESTED
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
@@ -628,7 +628,33 @@ class ScopeFacts:
             for r in returns
         ):
             return tuple(join([self.value(r.elts[position]) for r in returns]) for position in range(width))
-        return join([self.value(r) for r in returns])
+        return join([self._returned_value(r) for r in returns])
+
+    def _returned_value(self, returned: ast.expr) -> Value:
+        """What ``return returned`` gives; for a name, also what an ``if``/``else`` just
+        before the ``return`` binds it to last in each branch (``if cuda: v =
+        torch.cuda.FloatTensor(v) else: v = torch.FloatTensor(v)``, then ``return v``)."""
+        value = self.value(returned)
+        if value is not None or not isinstance(returned, ast.Name):
+            return value
+        before = self._statements_before_returns.get(id(returned))
+        if isinstance(before, ast.If) and _branches_bind_tensor(self, before, returned.id):
+            return TENSOR
+        return None
+
+    @functools.cached_property
+    def _statements_before_returns(self) -> dict[int, ast.stmt]:
+        """id(the value of a ``return``) -> the statement just before it in its block."""
+        found: dict[int, ast.stmt] = {}
+        blocks = [self.scope.body] if isinstance(self.scope, FUNCTION_DEFS) else []
+        while blocks:
+            block = blocks.pop()
+            for index, statement in enumerate(block):
+                if isinstance(statement, ast.Return) and statement.value is not None and index:
+                    found[id(statement.value)] = block[index - 1]
+                elif isinstance(statement, COMPOUND_STATEMENTS) and not isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
+                    blocks.extend(child_blocks(statement))
+        return found
 
     # -- what expressions hold -----------------------------------------------------
     def value(self, node: ast.expr) -> Value:  # noqa: C901 (one dispatch over node types)
@@ -830,6 +856,19 @@ class ScopeFacts:
                 and (qualified := self.imports.qualify_expression(node)) is not None:
             return self.summary.imported_value(qualified)  # config.MEAN
         return None
+
+
+def _branches_bind_tensor(facts: ScopeFacts, branch: ast.If, name: str) -> bool:
+    """Every branch of ``branch`` (``elif``/``else`` too) ends binding ``name`` to a tensor."""
+    for block in (branch.body, branch.orelse):
+        last = block[-1] if block else None
+        if isinstance(last, ast.If):
+            if not _branches_bind_tensor(facts, last, name):
+                return False
+        elif not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)
+                  and last.targets[0].id == name and isinstance(facts.value(last.value), TensorInfo)):
+            return False
+    return True
 
 
 def _empty_list_unpacked(binding: _Binding) -> bool:

@@ -54,7 +54,8 @@ class TensorFromTensor(Rule):
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
         "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable or a name bound once used as only a "
         "tensor can be (`det[:, 5].unique()`, `loss.backward()`), an item of a batch (`images[0]`), a name "
-        "bound to a list display holding tensors (`mat = [[torch.cos(a), 0], ...]`), what a `torch.distributions` distribution samples or "
+        "bound to a list display holding tensors (`mat = [[torch.cos(a), 0], ...]`), what a function returns after an `if`/`else` that binds the "
+        "returned name to a tensor in every branch, what a `torch.distributions` distribution samples or "
         "scores (`Categorical(p).sample()`, `dist.log_prob(a)`), what a function annotated `-> torch.Tensor` "
         "returns, what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
         "`Tensor.__array_wrap__`), what POT and einops give back for tensors (they answer in their "
@@ -208,8 +209,15 @@ class TensorFromTensor(Rule):
         Example("import torch\ndef rotate2d(theta):\n    mat = [[torch.cos(theta), torch.sin(-theta), 0],\n"
                 "           [torch.sin(theta), torch.cos(theta), 0],\n           [0, 0, 1]]\n"
                 "    return torch.tensor(mat, dtype=torch.float32)\n", [(6, 12)]),
+        # What a helper returns after an if/else that converts in each branch.
+        Example("import torch\ndef to_tensor(v, cuda):\n    if cuda:\n        v = torch.cuda.FloatTensor(v)\n"
+                "    else:\n        v = torch.FloatTensor(v)\n    return v\n"
+                "def returns(r, cuda):\n    return torch.FloatTensor(to_tensor(r, cuda))\n", [(9, 12)]),
     )
     clean = (
+        # Converted on one path only: the other returns what was passed.
+        "import torch\ndef maybe(v, flag):\n    if flag:\n        v = torch.FloatTensor(v)\n    return v\n"
+        "def returns(r):\n    return torch.FloatTensor(maybe(r, True))\n",
         # What a batch holds under a key may be strings (file names); a display of numbers and
         # unknown values; a name whose type the scope tests before using it as a tensor.
         "import torch\nfrom torch.utils.data import DataLoader\ndef names(dataset):\n"
