@@ -116,7 +116,9 @@ class GraphAccumulation(Rule):
         "in the same loop or a term of it (`loss = task + reg` or `loss += reg`, then `loss.backward()`: "
         "`task` and `reg`, not the loss function's arguments), or, in a loop over batches (`for x, y in val_loader`, `for batch in data`), "
         "the result of a loss function called on two or more arguments (`criterion(out, y)`, "
-        "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`). Not flagged under "
+        "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`), also the names that "
+        "say they are losses among those it hands back (`loss, mf_loss, acc = model.bpr_loss(u, i)`: not "
+        "`acc`). Not flagged under "
         "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
         "on every iteration of the loop (a reset under an `if`, every `log_interval` batches, still "
         "keeps that many graphs), feeds a `.backward()`, or (for loss-function evidence) is returned: that is "
@@ -238,6 +240,13 @@ class GraphAccumulation(Rule):
             "        if i % log_interval == 0:\n            print(total.item() / log_interval)\n"
             "            total = 0\n",
             [(9, 18)],
+        ),
+        Example(  # terms a loss function hands back with the loss: the names that say they are losses
+            "def train(model, opt, data, n_batch):\n    total, mf_total, acc_total = 0.0, 0.0, 0.0\n"
+            "    for idx in range(n_batch):\n        loss, mf_loss, acc = model.bpr_loss(users, data)\n"
+            "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        total += loss\n"
+            "        mf_total += mf_loss\n        acc_total += acc\n    print(total, mf_total, acc_total)\n",
+            [(8, 18), (9, 21)],
         ),
     )
     clean = (
@@ -403,7 +412,7 @@ class GraphAccumulation(Rule):
                     frame.loss_results.add(target.id)
                 else:
                     frame.loss_results.discard(target.id)
-            unpacked = _unpacked(target, node.value)
+            unpacked = _unpacked(target, node.value) or _losses_unpacked(target, node.value)
             frame.unpacked.update(unpacked)
             frame.feeds.extend(unpacked.items())  # loss, kld = info["loss"], info["kld"]: one each
         if len(node.targets) != 1:
@@ -622,6 +631,17 @@ def _unpacked(target: ast.expr, value: ast.expr) -> dict[str, ast.expr]:
     if len(target.elts) != len(value.elts) or any(isinstance(part, ast.Starred) for pair in pairs for part in pair):
         return {}
     return {name.id: element for name, element in pairs if isinstance(name, ast.Name)}
+
+
+def _losses_unpacked(target: ast.expr, value: ast.expr) -> dict[str, ast.expr]:
+    """``loss, mf_loss, reg_loss = model.bpr_loss(...)``: the names that say they are losses,
+    each with the loss call, whose terms they are (not ``acc`` of ``loss, acc = ...``)."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call) and _loss_call(value)):
+        return {}
+    return {
+        element.id: value for element in target.elts
+        if isinstance(element, ast.Name) and "loss" in element.id.lower()
+    }
 
 
 _DESCRIPTION = "accumulate a detached value (no graph)"
