@@ -281,6 +281,46 @@ def test_a_module_an_answer_came_from_invalidates_it(tree: Path) -> None:
     assert found(tree / "pkg/user.py") == []
 
 
+STOPPER = """\
+class EarlyStopping:
+    def __init__(self):
+        self.best_loss = float("inf")
+        self.best_state = None
+
+    def step(self, loss, model):
+        if loss < self.best_loss:
+            self.best_loss = loss
+            self.best_state = model.state_dict()  # TCP008 while train.py loads it back
+"""
+RESTORING = """\
+from pkg.stopper import EarlyStopping
+
+
+def train(model, opt, loader, evaluate):
+    stopper = EarlyStopping()
+    for x in loader:
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+        stopper.step(evaluate(model), model)
+    model.load_state_dict(stopper.best_state)
+"""
+
+
+def test_an_importer_that_stops_restoring_an_attribute_invalidates_it(tree: Path) -> None:
+    """An early-stopping helper's kept state_dict is a hazard because the module that imports
+    the helper loads it back: once that module stops doing so, the next run says nothing."""
+    write(tree, {"pkg/stopper.py": STOPPER, "pkg/restoring.py": RESTORING})
+    a_new_process()
+    assert found(tree / "pkg/stopper.py") == [(9, "TCP008")]
+    a_new_process()
+    assert found(tree / "pkg/stopper.py") == [(9, "TCP008")]  # from the disk cache
+    a_new_process()
+    (tree / "pkg/restoring.py").write_text(RESTORING.replace("model.load_state_dict(stopper.best_state)",
+                                                             "return stopper.best_loss"))
+    assert found(tree / "pkg/stopper.py") == []
+
+
 def test_a_new_module_that_an_import_now_finds_invalidates_it(tree: Path) -> None:
     """A module imports its siblings first: a ``helpers.py`` added beside ``api.py`` changes
     what its ``from helpers import make_batch`` finds, though no module read has changed."""
