@@ -26,7 +26,8 @@ def section(results: dict) -> str:
         f"{machine['memory_gib']:.1f} GiB, load {machine['load_average']['start']:.2f} at the start and "
         f"{machine['load_average']['end']:.2f} at the end; Python {machine['python'].split()[0]}, "
         f"flake8 {plugin['flake8']}, LibCST {plugin['libcst']}, "
-        f"{plugin['plugin_distribution']} {plugin['plugin_version']}.",
+        f"{plugin['plugin_distribution']} {plugin['plugin_version']}; the project analysis "
+        f"{results.get('project', 'on')}, {_CACHE_STATES[results.get('project_cache', 'cold')]}.",
         "",
     ]
     for measured in results["corpora"].values():
@@ -48,6 +49,9 @@ def section(results: dict) -> str:
     lines.append(f"| the same, floor: importing LibCST | | | {latency['floor_ratio']:.3f} | (info) |")
     lines += ["", *(f"Note: {note}" for note in results.get("notes", [])), SECTION_END]
     return "\n".join(line for i, line in enumerate(lines) if line or lines[i - 1])
+
+
+_CACHE_STATES = {"cold": "its disk cache empty at each 'with' run", "warm": "its disk cache filled first"}
 
 
 def write(results: dict, page: Path = RESULTS_PAGE) -> None:

@@ -94,6 +94,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache", choices=("cold", "warm"), default="cold",
                         help="the project analysis's disk cache before each "
                         "'with' run: emptied (default) or filled once, untimed")
+    parser.add_argument("--project", choices=("default", "off"),
+                        default="default", help="the project analysis in the "
+                        "'with' runs: as the plugin's default (on), or off "
+                        "(FLAKE8_TENSORCOPY_NO_PROJECT=1: each file alone)")
     parser.add_argument("--latency-pairs", type=int, default=7,
                         help="alternating editor-latency pairs (default 7)")
     parser.add_argument("--latency-file", help="file fed on stdin (default:"
@@ -192,6 +196,10 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
     peer_corpus = (corpora[peer_name].subset(args.peer_limit or args.limit)
                    if peer_name else None)
     notes: list[str] = []
+    if args.project == "off":  # the runs' environment is this process's (clean_environment)
+        os.environ["FLAKE8_TENSORCOPY_NO_PROJECT"] = "1"
+    else:
+        os.environ.pop("FLAKE8_TENSORCOPY_NO_PROJECT", None)
     with tempfile.TemporaryDirectory(prefix="tcp-bench-") as scratch:
         workdir = Path(scratch)
         cache = ProjectCache(workdir / "tensorcopy-cache", args.cache)
@@ -217,6 +225,7 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
         "duration_s": round(time.time() - started_at, 1),
         "machine": describe_machine(load_at_start),
         "project_cache": args.cache,
+        "project": "off" if args.project == "off" else "on",
         "environments": environments,
         "corpora": {name: summarise_corpus(name, corpus, tree_runs[name],
                                            notes)

@@ -93,6 +93,19 @@ def test_only_accepts_nothing_but_the_two_corpora(capsys):
     assert "invalid choice" in capsys.readouterr().err
 
 
+def test_the_project_analysis_is_measured_as_by_default_unless_turned_off():
+    assert bench_run.parse_args([]).project == "default"
+    assert bench_run.parse_args(["--project", "off"]).project == "off"
+
+
+def test_the_results_page_says_whether_the_project_analysis_ran(app_like, torch_like):
+    results = fake_results(app_like, torch_like)
+    results.update(command="python3 bench/run.py", started_at="2026-11-28T05:00:00+0000", project_cache="cold")
+    assert "the project analysis on, its disk cache empty at each 'with' run." in bench_results_page.section(results)
+    results.update(project="off", project_cache="warm")
+    assert "the project analysis off, its disk cache filled first." in bench_results_page.section(results)
+
+
 def test_corpus_replaces_both_defaults():
     assert bench_run.corpus_names(bench_run.parse_args(["--corpus", "/some/dir"])) == ["custom"]
 

@@ -130,9 +130,10 @@ class StateDictSnapshot(Rule):
         "before a read holds the new value. {accuracy} Misses there include `{k: v.cpu() ...}`; "
         "a forward pass in train mode that updates batch-norm buffers is not seen as moving the weights. "
         "An optimizer's state_dict (its exp_avg, momentum buffers and step counts) is judged as a model's, "
-        "with a message of its own; a line keeping both gets one finding. The blind set's one TCP008 "
-        "hazard is an optimizer's (learn2learn: the state loaded into the validation optimizer, whose "
-        "steps then change it); not measured apart from the rule.",
+        "with a message of its own; a line keeping both gets one finding. Of the blind set's TCP008 "
+        "hazards one is an optimizer's (learn2learn: the state loaded into the validation optimizer, whose "
+        "steps then change it), and six are `{k: v.cpu() ...}` snapshots of an early-stopping helper in "
+        "projects that fall back to the CPU without a GPU (not flagged, above).",
         fix_safety="Unsafe: the value is wrapped in `copy.deepcopy(...)` (adding `import copy` when "
         "needed), which now holds a second copy of the weights in memory and no longer follows "
         "them, which is the point.",
