@@ -487,9 +487,14 @@ class ScopeFacts:
     def _used_after_only_binding(self, name: str, binding: _Binding) -> Value:
         """The name's only binding, used after it as only a tensor can be (``for det in
         pred: det[:, 5].unique()``, ``loss, acc = step(batch); loss.backward()``): what it
-        binds is a tensor. A name whose type the scope tests is left alone."""
+        binds is a tensor. Not when the code says what it binds (``t = [0.0, 0.0]``, ``a, b
+        = [], 0``: the use is a bug, not evidence), nor for a name whose type the scope tests."""
         if len(self.bindings[name]) != 1 or name in self._tested:
             return None
+        source = binding.source.value if isinstance(binding.source, Unpacked) else binding.source
+        if binding.kind == "value" or isinstance(binding.source, Unpacked):
+            if not isinstance(source, _OPAQUE_SOURCES):
+                return None
         used = self._used_as_tensor.get(name)
         return TENSOR if used is not None and min(used) >= binding.line else None
 
@@ -856,6 +861,10 @@ class ScopeFacts:
                 and (qualified := self.imports.qualify_expression(node)) is not None:
             return self.summary.imported_value(qualified)  # config.MEAN
         return None
+
+
+# What a binding's code cannot tell the kind of: a call, an attribute, an item, a name.
+_OPAQUE_SOURCES = (ast.Call, ast.Attribute, ast.Subscript, ast.Name, ast.Await)
 
 
 def _branches_bind_tensor(facts: ScopeFacts, branch: ast.If, name: str) -> bool:

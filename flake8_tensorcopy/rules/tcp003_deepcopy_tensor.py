@@ -79,6 +79,8 @@ class DeepcopyTensor(Rule):
     )
     clean = (
         "import copy\ndef attack(im, net):\n    image = copy.deepcopy(im)\n    return net(image.copy())\n",
+        # Bound to a list the code spells out: a use as a tensor is a bug there, not evidence.
+        "import copy\ndef f():\n    t = [0.0, 0.0]\n    z = t.clone()\n    return copy.deepcopy(t), z\n",
         "import copy\ndef f(model):\n    return copy.deepcopy(model)\n",
         "import copy\ndef f(model):\n    return copy.deepcopy(model.state_dict())\n",
         "import copy\nimport torch\ndef f(t: torch.Tensor):\n    return t.detach().clone()\n",
