@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..imports import ImportTable
 from .ast_patterns import AstCallShape, annotation_value, integer_literal, repeats_a_sequence
-from .scope_facts import ScopeFacts
+from .scope_facts import ScopeFacts, batch_item
 from .summary import ModuleSummary
 from .values import tensor_tuple_value, torch_tuple_value
 from .torch_api import (
@@ -310,8 +310,8 @@ class Inference:
             base = self.summarised(node.value)
             if base in _INDEXED_TO_TENSORS:
                 return TENSOR
-            if base == Holds.BATCH and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
-                return TENSOR  # batch[0]: as unpacking it, a tensor of the default collate
+            if batch_item(base, node.slice):
+                return TENSOR
             return None
         if isinstance(node, ast.BinOp):
             if repeats_a_sequence(node):

@@ -111,6 +111,15 @@ class StraightPaths:
         block, index, _ = path[-1]
         return block[index]
 
+    def statement_before(self, node: ast.AST) -> ast.stmt | None:
+        """The statement just before the innermost statement of the scope's own code around
+        ``node``, in the same block; None when that one comes first or none holds ``node``."""
+        path = self._path_to((node.lineno, node.col_offset))
+        if not path:
+            return None
+        block, index, _ = path[-1]
+        return block[index - 1] if index else None
+
     def _path_to(self, position: Position, into_classes: bool = False) -> list[tuple[list[ast.stmt], int, ast.AST]]:
         """(block, index, the statement or scope that holds the block) from the scope's body
         down to the innermost statement holding ``position``; empty when none holds it, or

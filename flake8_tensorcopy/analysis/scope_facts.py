@@ -9,7 +9,7 @@ import functools
 import re
 from typing import NamedTuple, TYPE_CHECKING
 
-from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, child_blocks
+from ..imports import FUNCTION_DEFS
 from .own_code import HEADER, NESTED
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
@@ -642,24 +642,10 @@ class ScopeFacts:
         value = self.value(returned)
         if value is not None or not isinstance(returned, ast.Name):
             return value
-        before = self._statements_before_returns.get(id(returned))
+        before = self.straight_paths.statement_before(returned)
         if isinstance(before, ast.If) and _branches_bind_tensor(self, before, returned.id):
             return TENSOR
         return None
-
-    @functools.cached_property
-    def _statements_before_returns(self) -> dict[int, ast.stmt]:
-        """id(the value of a ``return``) -> the statement just before it in its block."""
-        found: dict[int, ast.stmt] = {}
-        blocks = [self.scope.body] if isinstance(self.scope, FUNCTION_DEFS) else []
-        while blocks:
-            block = blocks.pop()
-            for index, statement in enumerate(block):
-                if isinstance(statement, ast.Return) and statement.value is not None and index:
-                    found[id(statement.value)] = block[index - 1]
-                elif isinstance(statement, COMPOUND_STATEMENTS) and not isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
-                    blocks.extend(child_blocks(statement))
-        return found
 
     # -- what expressions hold -----------------------------------------------------
     def value(self, node: ast.expr) -> Value:  # noqa: C901 (one dispatch over node types)
@@ -682,9 +668,8 @@ class ScopeFacts:
                 return None
             if isinstance(base, TensorInfo) or base == Holds.STATE_DICT:
                 return TENSOR
-            if base == Holds.BATCH:  # batch[0]: as unpacking it, a tensor of the default collate
-                index = node.slice
-                return TENSOR if isinstance(index, ast.Constant) and type(index.value) is int else None
+            if base == Holds.BATCH:
+                return TENSOR if batch_item(base, node.slice) else None
             if base == Holds.PARAM_GROUP:  # group["params"]
                 index = node.slice
                 return Holds.TENSORS if isinstance(index, ast.Constant) and index.value == "params" else None
@@ -861,6 +846,12 @@ class ScopeFacts:
                 and (qualified := self.imports.qualify_expression(node)) is not None:
             return self.summary.imported_value(qualified)  # config.MEAN
         return None
+
+
+def batch_item(base: Value, index: ast.expr) -> bool:
+    """``batch[0]`` of a DataLoader's batch: as unpacking it gives, a tensor of the default
+    collate (not ``batch["name"]``, which may be a list of strings)."""
+    return base == Holds.BATCH and isinstance(index, ast.Constant) and type(index.value) is int
 
 
 # What a binding's code cannot tell the kind of: a call, an attribute, an item, a name.

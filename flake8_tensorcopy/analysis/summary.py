@@ -572,20 +572,8 @@ class ModuleSummary:
         if _called_in_file_only(qualname):
             return []
         owner, _, name = qualname.rpartition(".")
-        word = owner or name
-        importers = self.project.importers(self.path, asker=self)
-        for package in [i for i in importers or () if i.endswith("__init__.py")]:
-            # ``from pkg import f`` of a package that imports it: whether f is this module's,
-            # the caller's summary cannot tell (unknown), but the call must not go unseen
-            importers = importers | (self.project.importers(package, asker=self) or frozenset())
-        if importers is None:
-            return None
-        callers = []
-        for path in sorted(importers):
-            self.depends_on[path] = self.project.digest(path) or ""  # it may come to call it
-            if self.project.spells(path, word):
-                callers.append(path)
-        if len(callers) > MAX_CALLER_MODULES:
+        callers = self._importers_spelling(owner or name)
+        if callers is None:
             return None
         question = ("passes", self.path, qualname, parameter, signature.key())
         values: list[Value] = []
@@ -600,6 +588,25 @@ class ModuleSummary:
                 return None
             values += [_rebased(value, path) for value in passed]
         return values
+
+    def _importers_spelling(self, *words: str) -> list[str] | None:
+        """The project's modules that import this one and spell every one of ``words``: the
+        ones that may call its functions or read its attributes by those names; None when
+        the importers are unknown or more than ``MAX_CALLER_MODULES`` spell them. Every
+        importer becomes a dependency: an edit may make it spell them."""
+        importers = self.project.importers(self.path, asker=self)
+        for package in [i for i in importers or () if i.endswith("__init__.py")]:
+            # ``from pkg import f`` of a package that imports it: whether f is this module's,
+            # the caller's summary cannot tell (unknown), but the call must not go unseen
+            importers = importers | (self.project.importers(package, asker=self) or frozenset())
+        if importers is None:
+            return None
+        spelling = []
+        for path in sorted(importers):
+            self.depends_on[path] = self.project.digest(path) or ""
+            if all(self.project.spells(path, word) for word in words):
+                spelling.append(path)
+        return spelling if len(spelling) <= MAX_CALLER_MODULES else None
 
     def passes(self, module: str, qualname: str, parameter: str, signature: _Signature) -> tuple | None:
         """What this module's calls of the function ``qualname`` (or class, for its
@@ -783,17 +790,8 @@ class ModuleSummary:
             return True
         if self.project is None:
             return False
-        importers = self.project.importers(self.path, asker=self) or frozenset()
-        for package in [i for i in importers if i.endswith("__init__.py")]:
-            importers = importers | (self.project.importers(package, asker=self) or frozenset())
-        readers = []
-        for path in sorted(importers):
-            self.depends_on[path] = self.project.digest(path) or ""  # it may come to restore it
-            if self.project.spells(path, attribute) and self.project.spells(path, "load_state_dict"):
-                readers.append(path)
-        if len(readers) > MAX_CALLER_MODULES:
-            return False  # too many to read for one attribute: not known
-        for path in readers:
+        readers = self._importers_spelling(attribute, "load_state_dict")
+        for path in readers or ():  # unknown or too many to read: not known to be restored
             with self.project.hop() as allowed:
                 if not allowed:
                     return False
