@@ -321,6 +321,33 @@ def test_an_importer_that_stops_restoring_an_attribute_invalidates_it(tree: Path
     assert found(tree / "pkg/stopper.py") == []
 
 
+CPU_STOPPER = STOPPER.replace("model.state_dict()  # TCP008 while train.py loads it back",
+                              "{k: v.cpu() for k, v in model.state_dict().items()}")
+RUNNING = """\
+import argparse
+
+from pkg.restoring import train
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cpu", action="store_true")
+device = "cpu" if parser.parse_args().cpu else "cuda"
+"""
+
+
+def test_a_script_that_stops_picking_the_cpu_invalidates_a_cpu_snapshot(tree: Path) -> None:
+    """``{k: v.cpu() ...}`` aliases only on a CPU run: the helper is flagged while the script
+    that runs the training code using it (two imports up) can pick the CPU, and no longer
+    once that script only ever picks CUDA, though neither the helper nor its importer changed."""
+    write(tree, {"pkg/stopper.py": CPU_STOPPER, "pkg/restoring.py": RESTORING, "run.py": RUNNING})
+    a_new_process()
+    assert found(tree / "pkg/stopper.py") == [(9, "TCP008")]
+    a_new_process()
+    assert found(tree / "pkg/stopper.py") == [(9, "TCP008")]  # from the disk cache
+    a_new_process()
+    (tree / "run.py").write_text("from pkg.restoring import train\n\ndevice = \"cuda\"\n")
+    assert found(tree / "pkg/stopper.py") == []
+
+
 def test_a_new_module_that_an_import_now_finds_invalidates_it(tree: Path) -> None:
     """A module imports its siblings first: a ``helpers.py`` added beside ``api.py`` changes
     what its ``from helpers import make_batch`` finds, though no module read has changed."""

@@ -176,6 +176,11 @@ class Project:
         text = self._text(path)
         return text is not None and word.encode("utf-8", "surrogatepass") in text
 
+    def text_satisfies(self, path: str, test: Callable[[bytes], bool]) -> bool:
+        """Whether the module's text passes ``test`` (False when it cannot be read)."""
+        text = self._text(path)
+        return text is not None and test(text)
+
     def _text(self, path: str, limit: int = MAX_MODULE_BYTES) -> bytes | None:
         buffer = self._buffers.get(path)
         if buffer is not None:

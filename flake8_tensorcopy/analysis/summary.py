@@ -31,7 +31,7 @@ from .project import Project, locate
 from .scope_facts import ScopeFacts
 from .torch_api import MODULE_SELF_METHODS
 from .values import Instance, Value, join
-from .vocabulary import is_module_base
+from .vocabulary import chooses_cpu_device, is_module_base
 
 
 class _Signature:
@@ -142,6 +142,10 @@ _MAX_CALL_INDEXES = 256  # the words whose calls one summary keeps (a server kee
 # Modules beyond the file that may call one of its functions and are read to know what they
 # pass: a name spelled in more importers than these is too common to follow (unknown).
 MAX_CALLER_MODULES = 8
+# How far up the import graph a device choice is looked for (the helper, the training
+# code that uses it, the script that runs that), and in how many modules at most.
+_CPU_CHOICE_HOPS = 2
+_MAX_CPU_CHOICE_MODULES = 48
 
 
 class ModuleSummary:
@@ -174,6 +178,7 @@ class ModuleSummary:
         self._writes: dict[str, frozenset[int]] = {}
         self._in_progress: set[str] = set()
         self._restored: frozenset[str] | None = None
+        self._cpu_run: bool | None = None
         self._data_records: bool | None = None
         self._star_aliases: dict[str, str] = {}  # what the file's ``from m import *`` bring in
 
@@ -800,6 +805,35 @@ class ModuleSummary:
                 )
             if isinstance(restored, dict) and attribute in restored:
                 return True
+        return False
+
+    def may_run_on_cpu(self) -> bool:
+        """Whether the program this module serves may run on the CPU, where ``.cpu()`` returns
+        the tensor itself: the module, a module of the project that imports it, or one that
+        imports those, picks the CPU as its device (``... else "cpu"``, a ``--cpu`` flag,
+        ``device = "cpu"``). Unknown importers, or too many to read, count as no such choice."""
+        if self._cpu_run is None:
+            # without the text (the fixer's summary), the code as ``ast`` gives it back
+            own = (self._source if self._source is not None else ast.unparse(self.tree)).encode("utf-8", "surrogatepass")
+            self._cpu_run = chooses_cpu_device(own) or self._importer_chooses_cpu()
+        return self._cpu_run
+
+    def _importer_chooses_cpu(self) -> bool:
+        if self.project is None:
+            return False
+        seen, layer = {self.path}, [self.path]
+        for _ in range(_CPU_CHOICE_HOPS):
+            found: set[str] = set()
+            for path in layer:
+                found |= self.project.importers(path, asker=self) or frozenset()
+            layer = sorted(found - seen)
+            if len(seen) + len(layer) > _MAX_CPU_CHOICE_MODULES:
+                return False
+            for path in layer:
+                self.depends_on[path] = self.project.digest(path) or ""
+                if self.project.text_satisfies(path, chooses_cpu_device):
+                    return True
+            seen.update(layer)
         return False
 
     def defines_data_records(self) -> bool:

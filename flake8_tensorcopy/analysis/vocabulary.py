@@ -264,6 +264,23 @@ TRAINING_METHODS = frozenset({"backward", "step"})
 SAVING = ("save", "dump")
 
 
+# A program that picks the CPU as its device: a fallback when CUDA is missing (``... else
+# "cpu"``), ``"cpu" if args.cpu``, ``device = "cpu"`` (a default too), ``default="cpu"``, or a
+# ``--cpu``/``--no-cuda`` flag. Moving a value there (``.to("cpu")``, ``map_location``) is no choice.
+_CPU_DEVICE = re.compile(
+    rb"""\belse\s+(?:torch\.device\(\s*)?['"]cpu['"]"""
+    rb"""|['"]cpu['"]\s*\)?\s+if\b"""
+    rb"""|\bdevice\s*(?::\s*[\w.]+\s*)?=\s*(?:torch\.device\(\s*)?['"]cpu['"]"""
+    rb"""|\bdefault\s*=\s*['"]cpu['"]"""
+    rb"""|['"]--(?:cpu|no[-_]cuda|no[-_]gpu|use[-_]cpu)['"]"""
+)
+
+
+def chooses_cpu_device(text: bytes) -> bool:
+    """Whether a module's text picks the CPU as the device it runs on (``_CPU_DEVICE``)."""
+    return _CPU_DEVICE.search(text) is not None
+
+
 def is_loss_module(qualified: str) -> bool:
     """``torch.nn.CrossEntropyLoss``, ``torch.nn.modules.loss.MSELoss``: a loss class, whose
     instances return a tensor when called."""

@@ -32,6 +32,9 @@ class _Candidate:
     loop: ast.For | ast.While | None  # the innermost loop of the function around the store
     in_branch: bool  # under an `if` that compares metrics
     module: str | None  # whose state_dict: "model", "model[1]" (None: not a plain reference)
+    # ``v.cpu()`` of ``{k: v.cpu() for k, v in sd.items()}``: a copy, but on a CPU run the
+    # tensor itself (None: the snapshot aliases on every device)
+    to_cpu: ast.Call | None = None
 
 
 @dataclass
@@ -86,7 +89,8 @@ class StateDictSnapshot(Rule):
     gate = SnapshotGate()
     docs = RuleDocs(
         what="Flags a `.state_dict()` result (also through `dict(...)`, `OrderedDict(...)`, "
-        "`.copy()`, `copy.copy(...)`, a dict literal, or `{k: v ...}`/`{k: v.detach() ...}`) that is "
+        "`.copy()`, `copy.copy(...)`, a dict literal, or `{k: v ...}`/`{k: v.detach() ...}`, and "
+        "`{k: v.cpu() ...}` in a program that can pick the CPU as its device) that is "
         "stored for later, not copied: bound to a name, an attribute or a container inside a loop, "
         "or inside a branch that compares metrics (`if acc > best_acc:`, `if is_best:`), while "
         "training goes on in the same function (`.backward()` or `.step()`), or the snapshot is "
@@ -117,8 +121,11 @@ class StateDictSnapshot(Rule):
         "counts only through a later `load_state_dict` of the snapshot here. `torch.save(sd, "
         "f)`, a value passed straight to a call or returned at once, `copy.deepcopy(...)` and "
         "`{k: v.clone() ...}` are never flagged; neither are learning-rate schedulers, grad "
-        "scalers and data loaders, whose state_dict holds plain values. `{k: v.cpu() ...}` is "
-        "not flagged, though it aliases on a CPU-only run. A snapshot taken outside loops and "
+        "scalers and data loaders, whose state_dict holds plain values. `{k: v.cpu() ...}` copies off a "
+        "GPU and returns the tensors themselves on the CPU: it is flagged only where the file, a module of "
+        "the project that imports it, or one importing those picks the CPU as a device (`... else \"cpu\"`, "
+        "`\"cpu\" if ...`, `device = \"cpu\"`, `default=\"cpu\"`, a `--cpu` or `--no-cuda` flag), with a "
+        "message that says so; a program that only ever runs on a GPU is not told. A snapshot taken outside loops and "
         "branches is flagged when the weights move after it (`.backward()`, `.step()`, a write "
         "through `.data`) and it is read or loaded after that; one kept on an attribute "
         "(`self.best = model.state_dict()` in an early-stopping helper) when the file, or a module of the "
@@ -127,16 +134,17 @@ class StateDictSnapshot(Rule):
         "`__init__` that does not train is not flagged: its state is still empty. Training moves only the modules of the "
         "optimizers a function builds, when every step in it is theirs (a federated client's "
         "snapshot of the global model is not moved by its own optimizer), and a name bound again "
-        "before a read holds the new value. {accuracy} Misses there include `{k: v.cpu() ...}`; "
-        "a forward pass in train mode that updates batch-norm buffers is not seen as moving the weights. "
+        "before a read holds the new value. {accuracy} "
+        "A forward pass in train mode that updates batch-norm buffers is not seen as moving the weights. "
         "An optimizer's state_dict (its exp_avg, momentum buffers and step counts) is judged as a model's, "
         "with a message of its own; a line keeping both gets one finding. Of the blind set's TCP008 "
         "hazards one is an optimizer's (learn2learn: the state loaded into the validation optimizer, whose "
         "steps then change it), and six are `{k: v.cpu() ...}` snapshots of an early-stopping helper in "
-        "projects that fall back to the CPU without a GPU (not flagged, above).",
+        "projects that fall back to the CPU without a GPU (flagged since, above; those six were read to build it).",
         fix_safety="Unsafe: the value is wrapped in `copy.deepcopy(...)` (adding `import copy` when "
         "needed), which now holds a second copy of the weights in memory and no longer follows "
-        "them, which is the point.",
+        "them, which is the point. In `{k: v.cpu() ...}` the `.cpu()` becomes `.to(\"cpu\", copy=True)`: "
+        "one copy on every device, as `.cpu()` made off a GPU.",
     )
     flagged = (
         Example(
@@ -256,8 +264,39 @@ class StateDictSnapshot(Rule):
             "    saved.load_state_dict(best)\n",
             [(9, 16)],
         ),
+        Example(  # `.cpu()` returns the tensor itself where the program falls back to the CPU
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "def f(model, opt, data, acc):\n    for x in data:\n        model(x.to(device)).sum().backward()\n"
+            "        opt.step()\n        if acc() > 0.5:\n"
+            "            best = {k: v.detach().cpu() for k, v in model.state_dict().items()}\n"
+            "    model.load_state_dict(best)\n",
+            [(8, 20)], "on a CPU run (this program can pick the CPU) .cpu() returns the tensor itself",
+        ),
+        Example(  # an early-stopping helper of a program with a --cpu flag
+            "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--cpu', action='store_true')\n"
+            "class Stopper:\n    def check(self, model, loss):\n        if loss < self.best:\n"
+            "            self.best_state = {k: v.cpu() for k, v in model.state_dict().items()}\n\n"
+            "def restore(model, stopper):\n    model.load_state_dict(stopper.best_state)\n",
+            [(7, 31)], ".cpu() returns the tensor itself",
+        ),
     )
     clean = (
+        # `.cpu()` copies off a GPU: a program that never picks the CPU keeps the values.
+        "import torch\ndevice = torch.device('cuda')\n"
+        "def f(model, opt, data, acc):\n    for x in data:\n        model(x.to(device)).sum().backward()\n"
+        "        opt.step()\n        if acc() > 0.5:\n"
+        "            best = {k: v.cpu() for k, v in model.state_dict().items()}\n"
+        "    model.load_state_dict(best)\n",
+        # Moving a checkpoint to the CPU is no choice of device; `.clone()` copies anyway.
+        "import torch\nstate = torch.load('best.pt', map_location='cpu')\n"
+        "def f(model, opt, data, acc):\n    for x in data:\n        model(x).sum().backward()\n"
+        "        opt.step()\n        if acc() > 0.5:\n"
+        "            best = {k: v.cpu() for k, v in model.state_dict().items()}\n"
+        "    model.load_state_dict(best)\n",
+        "device = 'cpu'\ndef f(model, opt, data, acc):\n    for x in data:\n        model(x).sum().backward()\n"
+        "        opt.step()\n        if acc() > 0.5:\n"
+        "            best = {k: v.cpu().clone() for k, v in model.state_dict().items()}\n"
+        "    model.load_state_dict(best)\n",
         # The state_dict of a model just read from a file: nothing here trains it.
         "import torch\ndef f(model, opt, data, path):\n    best = None\n    for x in data:\n"
         "        model(x).sum().backward()\n        opt.step()\n        saved = torch.load(path)\n"
@@ -703,7 +742,7 @@ class StateDictSnapshot(Rule):
         loops = self.context.loops[frame.loop_base :]
         frame.candidates.append(
             _Candidate(value, holder, self._tick(), loops[-1] if loops else None, any(frame.branches),
-                       _module_key(module, self.context.lines))
+                       _module_key(module, self.context.lines), _cpu_step(value))
         )
 
     def _snapshot(self, node: ast.expr) -> ast.expr | None:
@@ -730,14 +769,24 @@ class StateDictSnapshot(Rule):
 
     # -- judgement at the end of the function ---------------------------------------
     def _judge(self, frame: _Frame) -> None:
-        stale = [candidate for candidate in frame.candidates if self._stale(frame, candidate)]
+        stale = [
+            candidate for candidate in frame.candidates
+            if self._stale(frame, candidate) and (candidate.to_cpu is None or self._may_run_on_cpu())
+        ]
         by_line: dict[int, list[_Candidate]] = {}
         for candidate in stale:
             by_line.setdefault(candidate.value.lineno, []).append(candidate)
         for together in by_line.values():  # one finding per line, whose fix copies each snapshot
             values = tuple(candidate.value for candidate in together)
             compared = any(_compared_with_later(frame, candidate) for candidate in together)
-            self.report(values[0], _message(together, compared), fix=self._fix(*values))
+            on_cpu = all(candidate.to_cpu is not None for candidate in together)
+            fix = self._copy_to_cpu(*(c.to_cpu for c in together)) if on_cpu else self._fix(*values)
+            self.report(values[0], _CPU_RUN if on_cpu else _message(together, compared), fix=fix)
+
+    def _may_run_on_cpu(self) -> bool:
+        """Whether this program may run on the CPU (see ``ModuleSummary.may_run_on_cpu``)."""
+        summary = self.inference.summary
+        return summary is not None and summary.may_run_on_cpu()
 
     def _stale(self, frame: _Frame, candidate: _Candidate) -> bool:
         """Whether the snapshot ``candidate`` is kept while what it aliases moves on."""
@@ -824,6 +873,11 @@ class StateDictSnapshot(Rule):
         later = frame.reads.get(key, []) + [p for k, p in frame.loaded if k == key]
         return any(p > moved[0] and self._still_bound(frame, key, candidate.position, p) for p in later)
 
+    @staticmethod
+    def _copy_to_cpu(*calls: ast.Call) -> FixPlan:
+        """``v.cpu()`` -> ``v.to("cpu", copy=True)``: a copy on every device, made once."""
+        return FixPlan(False, _CPU_FIX_DESCRIPTION, _build_cpu_copy, anchors=calls)
+
     def _fix(self, *values: ast.expr) -> FixPlan:
         """Wrap each of ``values`` in ``copy.deepcopy(...)``: how this file spells it is known now."""
         aliases = self.context.imports.aliases.items()
@@ -837,6 +891,7 @@ class StateDictSnapshot(Rule):
 
 
 _FIX_DESCRIPTION = "keep a deep copy of the state_dict"
+_CPU_FIX_DESCRIPTION = 'copy each tensor to the CPU: .to("cpu", copy=True)'
 
 
 def _build_deepcopy(site: FixSite) -> Fix:
@@ -857,6 +912,21 @@ def _build_deepcopy(site: FixSite) -> Fix:
         description=_FIX_DESCRIPTION,
         needs_import=needs_import,
     )
+
+
+def _build_cpu_copy(site: FixSite) -> Fix | None:
+    replacements = []
+    for call in site.nodes:
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args):
+            return None
+        to = call.func.with_changes(attr=cst.Name("to"))
+        arguments = [
+            cst.Arg(cst.SimpleString('"cpu"')),
+            cst.Arg(cst.Name("True"), keyword=cst.Name("copy"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))),
+        ]
+        replacements.append((call, call.with_changes(func=to, args=arguments)))
+    return Fix(replacements=tuple(replacements), safe=False, description=_CPU_FIX_DESCRIPTION)
 
 
 def _compared_with_later(frame: _Frame, candidate: _Candidate) -> bool:
@@ -948,6 +1018,11 @@ def _message(together: list[_Candidate], compared: bool) -> str | None:
     return _OPTIMIZER.format(optimizer=optimizers[0].module or "optimizer")
 
 
+_CPU_RUN = (
+    "on a CPU run (this program can pick the CPU) .cpu() returns the tensor itself, which shares "
+    "memory with the live parameters: this snapshot changes as training goes on; keep "
+    '{k: v.to("cpu", copy=True) ...}'
+)
 _OPTIMIZER = (
     "{optimizer}.state_dict() holds the optimizer's live state tensors (exp_avg, momentum buffers, "
     "step counts): this snapshot changes with every step(), so restoring it restores the latest "
@@ -1005,7 +1080,8 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _aliasing_comprehension_source(node: ast.DictComp) -> ast.expr | None:
-    """``sd`` of ``{k: v for k, v in sd.items()}`` (also ``v.detach()``, ``v.data``): no copy."""
+    """``sd`` of ``{k: v for k, v in sd.items()}`` (also ``v.detach()``, ``v.data``, and
+    ``v.cpu()``, see :func:`_cpu_step`): no copy."""
     if len(node.generators) != 1:
         return None
     comp = node.generators[0]
@@ -1016,14 +1092,34 @@ def _aliasing_comprehension_source(node: ast.DictComp) -> ast.expr | None:
     if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(unstarred(target.elts[1]), ast.Name)):
         return None
     value_name = unstarred(target.elts[1]).id
-    value = node.value
-    if isinstance(value, ast.Attribute) and value.attr == "data":
-        value = value.value
-    elif (inner := method_call(value)) is not None and inner[1] == "detach" and not argument_count(value):
-        value = inner[0]
+    value, _ = _without_aliasing_steps(node.value)
     if isinstance(value, ast.Name) and value.id == value_name:
         return called[0]
     return None
+
+
+def _without_aliasing_steps(value: ast.expr) -> tuple[ast.expr, ast.Call | None]:
+    """What ``v.detach()``, ``v.data``, ``v.cpu()`` (and chains of them) are taken of, and
+    the ``.cpu()`` call among them: the steps that return the tensor itself (``.cpu()`` only
+    on the CPU)."""
+    to_cpu = None
+    while True:
+        if isinstance(value, ast.Attribute) and value.attr == "data":
+            value = value.value
+            continue
+        inner = method_call(value)
+        if inner is None or argument_count(value) or inner[1] not in ("detach", "cpu"):
+            return value, to_cpu
+        if inner[1] == "cpu":
+            to_cpu = value
+        value = inner[0]
+
+
+def _cpu_step(snapshot: ast.expr) -> ast.Call | None:
+    """The ``v.cpu()`` of a snapshot ``{k: v.cpu() for k, v in sd.items()}``."""
+    if not isinstance(snapshot, ast.DictComp):
+        return None
+    return _without_aliasing_steps(snapshot.value)[1]
 
 
 # -- where LibCST's tree has statement lines --------------------------------------------

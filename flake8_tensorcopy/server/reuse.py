@@ -137,6 +137,7 @@ class _Recorder:
     # Questions answered by plain values, which are noted as they are.
     _VALUES = frozenset({
         "attribute", "call_on", "instance_call", "restored_attributes", "restored_in_project", "defines_data_records",
+        "may_run_on_cpu",
         "imported_call", "imported_value", "writes_arguments",
     })
 
