@@ -208,6 +208,12 @@ class StateDictSnapshot(Rule):
             "            best = copy.deepcopy(model.state_dict())\n    model.load_state_dict(best)\n",
             [(3, 12)],
         ),
+        Example(  # both bindings alias: the loop's, which replaces the first, is the finding
+            "def f(model, opt, data, acc):\n    best, best_acc = model.state_dict(), -1\n    for x in data:\n"
+            "        model(x).sum().backward()\n        opt.step()\n        if acc() > best_acc:\n"
+            "            best = model.state_dict()\n    model.load_state_dict(best)\n",
+            [(7, 20)],
+        ),
         Example(  # a model's weights taken in a constructor, restored later: flagged
             "class Averager:\n    def __init__(self, model):\n        self.initial = model.state_dict()\n\n"
             "    def reset(self, model):\n        model.load_state_dict(self.initial)\n",
@@ -773,6 +779,7 @@ class StateDictSnapshot(Rule):
             candidate for candidate in frame.candidates
             if self._stale(frame, candidate) and (candidate.to_cpu is None or self._may_run_on_cpu())
         ]
+        stale = [candidate for candidate in stale if not _superseded(candidate, stale)]
         by_line: dict[int, list[_Candidate]] = {}
         for candidate in stale:
             by_line.setdefault(candidate.value.lineno, []).append(candidate)
@@ -1004,6 +1011,20 @@ def _related(frame: _Frame, module: str | None, modules: frozenset[str]) -> bool
         if root in frame.sources.get(_root(other), ()) or _root(other) in frame.sources.get(root, ()):
             return True
     return False
+
+
+def _superseded(candidate: _Candidate, stale: list[_Candidate]) -> bool:
+    """``best = model.state_dict()`` before the loop that keeps ``best = model.state_dict()``
+    on improvement: the loop's snapshot, flagged too, is the one the loop replaces it with
+    (at the first improvement, which a sentinel such as ``best_loss = inf`` makes the first
+    evaluation). Once that one is fixed, the first is judged on its own again."""
+    if candidate.loop is not None or candidate.holder[0] != "name" or candidate.module is None:
+        return False
+    return any(
+        other.loop is not None and other.holder == candidate.holder and other.module == candidate.module
+        and other.position > candidate.position
+        for other in stale
+    )
 
 
 def _message(together: list[_Candidate], compared: bool) -> str | None:
