@@ -81,6 +81,38 @@ if TYPE_CHECKING:
     from .summary import ModuleSummary
 
 
+# Methods that a tensor and a module both have, each returning one of its own kind: a name
+# bound to its own ``x.cuda()`` holds what it held, moved.
+_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "bfloat16"})
+
+
+def _moved_onto_itself(name: str, binding: _Binding) -> bool:
+    """``x = x.cuda()``, ``x = x.to(device)``: the binding keeps the parameter's kind."""
+    source = binding.source
+    return (
+        binding.kind == "value" and isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
+        and source.func.attr in _MOVES and isinstance(source.func.value, ast.Name) and source.func.value.id == name
+    )
+
+
+def _through_tensor_methods(node: ast.expr) -> str | None:
+    """``x`` of ``x.cpu()``, ``x.detach().cpu()``: the name under one or more calls of
+    tensor methods (None: not a name under such calls)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_METHODS:
+        node = node.func.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _indexed_by_dimensions(node: ast.Subscript) -> bool:
+    """``x[None]``, ``x[..., 0]``, ``x[:, 1:]``: an index only arrays and tensors take."""
+    index = node.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    new_axis = any(isinstance(part, ast.Constant) and (part.value is None or part.value is Ellipsis) for part in parts)
+    return new_axis or (isinstance(index, ast.Tuple) and any(isinstance(part, ast.Slice) for part in parts))
+
+
 class _Binding(NamedTuple):
     """One way a scope binds a name. ``kind``: "value" (``name = source``), "param",
     "loop" (``for`` target; ``path`` says where in the target), "augment" (``+=``: keeps
@@ -183,6 +215,9 @@ class ScopeFacts:
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)):
                 self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0), x.size(0)
+            elif isinstance(func, ast.Attribute) and func.attr in TENSOR_ONLY_CALLS \
+                    and (moved := _through_tensor_methods(func.value)) is not None:
+                self._use_as_tensor(moved, node.lineno)  # x.cpu().numpy(): what a module's .cpu() is not
             elif isinstance(func, ast.Attribute) and func.attr in SLICED_TENSOR_CALLS and (sliced := _sliced(func.value)):
                 self._use_as_tensor(sliced, node.lineno)  # det[:, 5].unique()
             if isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") and node.args:
@@ -258,6 +293,8 @@ class ScopeFacts:
             if first.func.attr not in TENSOR_METHODS:
                 return
             first = first.func.value
+        if isinstance(first, ast.Subscript) and isinstance(first.value, ast.Name) and _indexed_by_dimensions(first):
+            first = first.value  # Variable(x[None, :, :]): a list takes no such index, an array gives no tensor
         if isinstance(first, ast.Name) and self.imports.qualify_expression(call.func) in _TENSOR_INPUTS:
             self._use_as_tensor(first.id, call.lineno)
 
@@ -510,7 +547,9 @@ class ScopeFacts:
         # Evidence from use: read before the function rebinds the name, so that it is the
         # parameter that is used (``x = torch.tensor(x)`` then ``x.detach()`` says nothing).
         used = self._used_as_tensor.get(name)
-        rebound = min((b.line for b in self.bindings[name] if b.kind != "param"), default=None)
+        rebound = min(
+            (b.line for b in self.bindings[name] if b.kind != "param" and not _moved_onto_itself(name, b)), default=None
+        )
         if used is not None and (rebound is None or min(used) <= rebound) and not self._branch_decides(name, used):
             return TENSOR
         if name in self._documented_tensors:

@@ -76,8 +76,24 @@ class DeepcopyTensor(Rule):
         # A copy has its original's type: what the function does with the copy tells.
         Example("import copy\nfrom torch.autograd import Variable\ndef attack(im, net):\n"
                 "    image = copy.deepcopy(im)\n    return net(Variable(image, requires_grad=True))\n", [(4, 13)]),
+        # A parameter moved onto itself (`x = x.cuda()`: a tensor's or a module's) and then
+        # indexed with a new axis for autograd: only a tensor takes both.
+        Example("import copy\nfrom torch.autograd import Variable\ndef fool(image, net):\n    image = image.cuda()\n"
+                "    out = net(Variable(image[None, :, :], requires_grad=True))\n    return copy.deepcopy(image), out\n",
+                [(6, 12)]),
+        # `.numpy()` of its `.cpu()`: a module's `.cpu()` has no `.numpy()`.
+        Example("import copy\ndef f(image):\n    shape = image.cpu().numpy().shape\n    return copy.deepcopy(image), shape\n",
+                [(4, 12)]),
     )
     clean = (
+        # `.cuda()` alone: a module has it too.
+        "import copy\ndef f(net):\n    net = net.cuda()\n    return copy.deepcopy(net)\n",
+        # An element of a list into Variable: the list is no tensor.
+        "import copy\nfrom torch.autograd import Variable\ndef f(xs, net):\n    out = net(Variable(xs[0]))\n"
+        "    return copy.deepcopy(xs), out\n",
+        # Rebound to something else before the use: the use says nothing of the parameter.
+        "import copy\nfrom torch.autograd import Variable\ndef f(x, load):\n    y = copy.deepcopy(x)\n    x = load(x)\n"
+        "    return Variable(x[None, :]), y\n",
         "import copy\ndef attack(im, net):\n    image = copy.deepcopy(im)\n    return net(image.copy())\n",
         # Bound to a list the code spells out: a use as a tensor is a bug there, not evidence.
         "import copy\ndef f():\n    t = [0.0, 0.0]\n    z = t.clone()\n    return copy.deepcopy(t), z\n",
