@@ -344,6 +344,56 @@ def _crop_found(root: Path, callers: dict[str, str]) -> list[tuple[int, str]]:
     return found(root / "lib/crops.py")
 
 
+QUIET_LEARNER = """\
+import torch
+
+
+class Learner:
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, x):
+        self.net.eval()
+        with torch.no_grad():
+            return self.net(x)
+
+    def predict(self, x):
+        return self.net(x)
+"""
+EVALUATION = """\
+import torch
+
+from pkg.learner import Learner
+
+
+def test(net, loader, loss_function):
+    net.eval()
+    model = Learner(net)
+    losses = []
+    for x, y in loader:
+        prediction = model(x)
+        losses.append(loss_function(prediction, y.to("cuda")))  # clean: Learner runs net under no_grad
+    return torch.mean(torch.stack(losses))
+
+
+def test_predict(net, loader, loss_function):
+    net.eval()
+    model = Learner(net)
+    losses = []
+    for x, y in loader:
+        losses.append(loss_function(model.predict(x), y))  # TCP009: predict keeps the graph
+    return torch.mean(torch.stack(losses))
+"""
+
+
+def test_an_evaluation_wrapper_of_another_module_makes_no_graph(tmp_path: Path) -> None:
+    """A class of the project whose ``__call__`` runs the network under ``torch.no_grad()``:
+    the losses of its outputs against the batch's labels hold no graph; its other method does."""
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/learner.py": QUIET_LEARNER, "pkg/evaluation.py": EVALUATION})
+    assert found(tmp_path / "pkg/evaluation.py") == expected(EVALUATION)
+
+
 def test_a_caller_through_a_package_that_re_exports_is_seen(tmp_path: Path) -> None:
     direct = {"a.py": "import torch\nfrom lib.crops import crop\n\ncrop(torch.ones(2))\n"}
     # b.py's call may be of lib/crops.py's function: unknown

@@ -362,6 +362,43 @@ class ModuleSummary:
                 return self.returns(f"{self.qualname(klass)}.forward")
         return None
 
+    def graph_free_call(self, instance: Instance, name: str) -> bool:
+        """Whether ``instance.name(...)`` (``name`` "": calling the instance, its ``__call__``
+        or a torch module's ``forward``) returns only values with no autograd graph: the
+        method runs under ``torch.no_grad()``/``inference_mode`` (see :meth:`returns_without_graph`)."""
+        if instance.module and instance.module != self.path:
+            if self.project is None:
+                return False
+            with self.project.hop() as allowed:
+                if not allowed:
+                    return False
+                answer = self.project.ask(
+                    self, instance.module, ("graph_free_call", instance.cls, name),
+                    lambda home: home.graph_free_call(Instance(instance.cls), name),
+                )
+            return answer is True
+        module = self._is_torch_module(instance.cls)
+        wanted = (name,) if name else ("__call__", "forward") if module else ("__call__",)
+        for klass in self._lineage(instance.cls):
+            methods = {item.name for item in klass.body if isinstance(item, FUNCTION_DEFS)}
+            found = next((method for method in wanted if method in methods), None)
+            if found is not None:
+                return self.returns_without_graph(f"{self.qualname(klass)}.{found}")
+        return False
+
+    def returns_without_graph(self, qualname: str) -> bool:
+        """Whether the function ``qualname`` of the module returns a value, and every value it
+        returns is made under ``torch.no_grad()`` or ``inference_mode`` (its decorator, or a
+        ``with`` around each ``return``): an evaluation wrapper, whose results hold no graph."""
+        definition = self.definition(qualname)
+        if not isinstance(definition, FUNCTION_DEFS):
+            return False
+        returns = [
+            quiet for node, _, _, quiet, _ in self.own_code(definition).nodes
+            if isinstance(node, ast.Return) and node.value is not None
+        ]
+        return bool(returns) and all(returns)
+
     def torch_module_lineage(self, cls: str) -> list[ast.ClassDef]:
         """The module's class ``cls`` and its bases that the module defines, nearest first,
         when it derives from ``torch.nn.Module``; else empty."""

@@ -31,6 +31,7 @@ from ..analysis.vocabulary import (
 )
 from ..ast_scopes import is_no_grad
 from ..analysis.ast_patterns import unstarred
+from ..analysis.values import Instance
 from ..gates import AccumulationGate, _loss_call, _same
 from ..imports import FUNCTION_DEFS
 from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
@@ -139,7 +140,10 @@ class GraphAccumulation(Rule):
         fixture="fixtures/tcp009_graph_accumulation.py",
         known_problems="Function-local: an evaluation function called under `no_grad` by its caller is still "
         "flagged (add `@torch.no_grad()` to it, which also saves the memory); a backward made "
-        "in another method (`self.backward()`) is not seen. Loss functions are recognised by "
+        "in another method (`self.backward()`) is not seen. The other way round, a loss of what an "
+        "evaluation wrapper returns (the file's function, or a method or `__call__` of the project's "
+        "class, that makes every value it returns under `torch.no_grad()`) against the batch's own "
+        "items is no graph, and is not flagged. Loss functions are recognised by "
         "the name they are called by, so an alias such as `from torch.nn.functional import "
         "mse_loss as mse` is not seen, and a loop over batches by the names in its header. An "
         'entry overwritten each iteration (`logs["loss"] = loss`) is not an accumulation. '
@@ -233,6 +237,12 @@ class GraphAccumulation(Rule):
             "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
             [(5, 18)],
         ),
+        Example(  # a quiet prediction against a target the model also made: that one keeps its graph
+            "import torch\n@torch.no_grad()\ndef predict(model, x):\n    return model(x)\n"
+            "def evaluate(model, teacher, loader, criterion):\n    model.eval()\n    total = 0\n    for x, y in loader:\n"
+            "        total += criterion(predict(model, x), teacher(x))\n    return total / len(loader)\n",
+            [(9, 18)],
+        ),
         Example(  # reset only every log_interval batches: that many graphs kept
             "import torch.nn.functional as F\ndef train(model, opt, loader, log_interval):\n    total = 0\n"
             "    for i, (x, y) in enumerate(loader):\n        loss = F.nll_loss(model(x), y)\n"
@@ -274,6 +284,16 @@ class GraphAccumulation(Rule):
         "    for x_val, y_val in zip(xs, ys):\n        total += loss(x_val, y_val)\n    return total\n",
         "import torch\n@torch.no_grad()\ndef evaluate(model, loader, criterion):\n    model.eval()\n    total = 0\n"
         "    for x, y in loader:\n        total += criterion(model(x), y)\n    return total / len(loader)\n",
+        # The predictions come from the file's evaluation wrappers, made under no_grad; the
+        # other argument is the batch's own labels.
+        "import torch\n@torch.no_grad()\ndef predict(model, x):\n    return model(x)\n"
+        "def f(model, loader, criterion):\n    model.eval()\n    total = 0\n    for x, y in loader:\n"
+        "        y = y.cuda()\n        total += criterion(predict(model, x), y)\n    return total / len(loader)\n",
+        "import torch\nclass Quiet:\n    def __init__(self, net):\n        self.net = net\n"
+        "    def __call__(self, x):\n        with torch.no_grad():\n            return self.net(x)\n"
+        "def f(net, loader, criterion):\n    net.eval()\n    model = Quiet(net)\n    losses = []\n"
+        "    for x, y in loader:\n        out = model(x)\n        losses.append(criterion(out, y))\n"
+        "    return sum(losses) / len(losses)\n",
         "def f(model, opt, data, criterion):\n    logs = {}\n    for x, y in data:\n"
         "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n"
         "        logs['loss'] = loss\n    return logs\n",
@@ -478,8 +498,14 @@ class GraphAccumulation(Rule):
             return False, frozenset({dotted} if dotted else ())
         if isinstance(node, ast.Call):
             if _loss_call(node):
-                if all(self._detached(value) for value in _argument_values(node)):
+                values = _argument_values(node)
+                if all(self._detached(value) for value in values):
                     return None  # criterion(pred.detach(), y.detach()): of values with no graph
+                made_quietly = [self._graph_free_call_value(value) for value in values]
+                if any(made_quietly) and all(
+                    quiet or self._detached(value) or self._data_item(value) for value, quiet in zip(values, made_quietly)
+                ):
+                    return None  # criterion(predict(x), y): an evaluation wrapper's output, the batch's labels
                 return (not self._plain_own_function(node.func)), frozenset()
             qualified = self.inference.qualify(node.func) or ""
             if _detaches(node) or qualified.startswith(PLAIN_MODULES):
@@ -529,6 +555,43 @@ class GraphAccumulation(Rule):
         if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
             node = _under_graph_preserving(value)
         return _detaches(node) or _literal(node, (int, float, str, bytes))
+
+    def _graph_free_call_value(self, node: ast.expr) -> bool:
+        """``predict(x)``, or a name bound to it (see :meth:`_graph_free_call`)."""
+        node = _under_graph_preserving(node)
+        if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
+            node = _under_graph_preserving(value)
+        return self._graph_free_call(node)
+
+    def _data_item(self, node: ast.expr) -> bool:
+        """``y`` of ``for x, y in loader`` (also ``y.to(device)``, or a name bound to that): an
+        item of the batches a loop over data reads, which carries no graph."""
+        node = _under_graph_preserving(node)
+        if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
+            node = _under_graph_preserving(value)
+        name = _name(node)
+        return name is not None and any(
+            _over_data(loop) and name in bound_names(loop.target) for loop in self._loops()
+        )
+
+    def _graph_free_call(self, node: ast.expr) -> bool:
+        """``predict(x)``, ``self.evaluate(x)``, ``wrapper(x)``: a call of the file's function,
+        or of a method of an instance of the project's classes, that makes what it returns
+        under ``torch.no_grad()`` (an evaluation wrapper): no graph."""
+        summary = self.inference.summary
+        if summary is None or not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):
+            if self.inference.binding(func.id) is None and summary.returns_without_graph(func.id):
+                return True
+            receiver, method = func, ""
+        elif isinstance(func, ast.Attribute):
+            receiver, method = func.value, func.attr
+        else:
+            return False
+        instance = self.inference.summarised(receiver)
+        return isinstance(instance, Instance) and summary.graph_free_call(instance, method)
 
     # -- judgement ----------------------------------------------------------------------
     def _plain_own_function(self, func: ast.expr) -> bool:

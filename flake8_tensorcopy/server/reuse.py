@@ -137,7 +137,7 @@ class _Recorder:
     # Questions answered by plain values, which are noted as they are.
     _VALUES = frozenset({
         "attribute", "call_on", "instance_call", "restored_attributes", "restored_in_project", "defines_data_records",
-        "may_run_on_cpu",
+        "may_run_on_cpu", "graph_free_call", "returns_without_graph",
         "imported_call", "imported_value", "writes_arguments",
     })
 
