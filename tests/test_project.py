@@ -511,6 +511,23 @@ def test_a_short_chain_is_followed(tmp_path: Path) -> None:
     assert found(tmp_path / "use.py") == [(5, "TCP005")]
 
 
+def test_a_file_whose_questions_outgrow_the_budget_gets_unknown(tmp_path: Path, monkeypatch) -> None:
+    """Within the hops, answers that each ask more can grow past any wait (modules that pass
+    values round in a circle): past a file's budget of questions worked out, the rest are
+    unknown, never flagged, and not kept, so that a file with budget left still knows."""
+    (tmp_path / "setup.cfg").write_text("")
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    for level in range(3):
+        body = f"from m{level + 1} import chain\n" if level < 2 else "import torch\n\n\n"
+        body += "def chain():\n    return " + ("chain()\n" if level < 2 else "torch.ones(1)\n")
+        (tmp_path / f"m{level}.py").write_text(body)
+    (tmp_path / "use.py").write_text("import torch\n\nfrom m0 import chain\n\nv = torch.tensor(chain())\n")
+    monkeypatch.setattr(project, "MAX_WORK_PER_FILE", 2)  # the chain needs three
+    assert found(tmp_path / "use.py") == []
+    monkeypatch.setattr(project, "MAX_WORK_PER_FILE", 3)
+    assert found(tmp_path / "use.py") == [(5, "TCP005")]
+
+
 @pytest.mark.slow
 def test_what_the_cache_lets_go_is_freed(tmp_path: Path) -> None:
     """Modules that each import the next, more of them than the cache keeps: once the lint

@@ -39,6 +39,7 @@ import os
 import re
 import sys
 import tokenize
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -60,6 +61,10 @@ ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 MAX_MODULE_BYTES = 1 << 20  # larger modules are generated code: never read
 MAX_SCANNED_BYTES = 16 << 20  # read for imports only (a notebook with its outputs)
 MAX_HOPS = 6  # modules one question may pass through (a -> b -> c ...)
+# Questions one file may have worked out in the other modules (answers already known are
+# free): within the hops, each answer may ask several more, and the tree of questions of a
+# few modules that pass values round in a circle grows past any wait.
+MAX_WORK_PER_FILE = 256
 MAX_CONFIG_BYTES = 1 << 20  # a pyproject.toml larger than this is not read
 NOTEBOOK_SUFFIX = ".ipynb"  # notebook.SUFFIX: the notebook reader is imported only to read one
 MODULE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
@@ -130,6 +135,8 @@ class Project:
         self._too_deep = 0  # questions stopped by MAX_HOPS
         self._cycles = 0  # modules whose star imports lead back to themselves
         self._graph: ImportGraph | None = None  # made when a caller is first looked for
+        self._work_for: weakref.ref | None = None  # the summary of the file whose questions these are
+        self._work_left = MAX_WORK_PER_FILE
 
     # -- which file an import names ------------------------------------------------
     def resolve(self, importer: str, dotted: str, asker: ModuleSummary | None = None) -> tuple[str, str] | None:
@@ -285,6 +292,9 @@ class Project:
         record = self._record(path, module_digest)
         known = record.answers.get(question)
         if known is None or not self._unchanged(known[1]):
+            if not self._may_work_out(asker):
+                self._too_deep += 1  # cut short: what the askers work out from it is not kept
+                return None
             self._asking += 1
             try:
                 known = self._work_out(record, path, question, answer, top_level, type(asker).of)
@@ -298,6 +308,14 @@ class Project:
         asker.depends_on[path] = module_digest
         asker.depends_on.update(depends)
         return value
+
+    def _may_work_out(self, asker: ModuleSummary) -> bool:
+        """Whether the file being linted may have one more question worked out (see
+        ``MAX_WORK_PER_FILE``); the budget starts again with each file's first question."""
+        if not self._asking and (self._work_for is None or self._work_for() is not asker):
+            self._work_for, self._work_left = weakref.ref(asker), MAX_WORK_PER_FILE
+        self._work_left -= 1
+        return self._work_left >= 0
 
     def _work_out(self, record: _Record, path: str, question: tuple[str, ...],
                   answer: Callable[[ModuleSummary], object], top_level: bool,
