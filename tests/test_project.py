@@ -500,7 +500,8 @@ def test_hostile_projects_are_unknown_not_a_crash(tmp_path: Path) -> None:
     assert found(tmp_path / "user.py") == []
 
 
-def test_a_short_chain_is_followed(tmp_path: Path) -> None:
+def _chain_of_three(tmp_path: Path) -> Path:
+    """use.py's tensor comes through m0 -> m1 -> m2: three answers worked out elsewhere."""
     (tmp_path / "setup.cfg").write_text("")
     (tmp_path / "pyproject.toml").write_text(ENABLED)
     for level in range(3):
@@ -508,24 +509,23 @@ def test_a_short_chain_is_followed(tmp_path: Path) -> None:
         body += "def chain():\n    return " + ("chain()\n" if level < 2 else "torch.ones(1)\n")
         (tmp_path / f"m{level}.py").write_text(body)
     (tmp_path / "use.py").write_text("import torch\n\nfrom m0 import chain\n\nv = torch.tensor(chain())\n")
-    assert found(tmp_path / "use.py") == [(5, "TCP005")]
+    return tmp_path / "use.py"
+
+
+def test_a_short_chain_is_followed(tmp_path: Path) -> None:
+    use = _chain_of_three(tmp_path)
+    assert found(use) == [(5, "TCP005")]
 
 
 def test_a_file_whose_questions_outgrow_the_budget_gets_unknown(tmp_path: Path, monkeypatch) -> None:
     """Within the hops, answers that each ask more can grow past any wait (modules that pass
     values round in a circle): past a file's budget of questions worked out, the rest are
     unknown, never flagged, and not kept, so that a file with budget left still knows."""
-    (tmp_path / "setup.cfg").write_text("")
-    (tmp_path / "pyproject.toml").write_text(ENABLED)
-    for level in range(3):
-        body = f"from m{level + 1} import chain\n" if level < 2 else "import torch\n\n\n"
-        body += "def chain():\n    return " + ("chain()\n" if level < 2 else "torch.ones(1)\n")
-        (tmp_path / f"m{level}.py").write_text(body)
-    (tmp_path / "use.py").write_text("import torch\n\nfrom m0 import chain\n\nv = torch.tensor(chain())\n")
+    use = _chain_of_three(tmp_path)
     monkeypatch.setattr(project, "MAX_WORK_PER_FILE", 2)  # the chain needs three
-    assert found(tmp_path / "use.py") == []
+    assert found(use) == []
     monkeypatch.setattr(project, "MAX_WORK_PER_FILE", 3)
-    assert found(tmp_path / "use.py") == [(5, "TCP005")]
+    assert found(use) == [(5, "TCP005")]
 
 
 @pytest.mark.slow

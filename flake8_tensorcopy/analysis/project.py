@@ -180,8 +180,8 @@ class Project:
     def spells(self, path: str, word: str) -> bool:
         """Whether the module's text spells ``word`` (maybe inside a longer one): else it
         makes no call by that name, and need not be parsed to know."""
-        text = self._text(path)
-        return text is not None and word.encode("utf-8", "surrogatepass") in text
+        spelled = word.encode("utf-8", "surrogatepass")
+        return self.text_satisfies(path, lambda text: spelled in text)
 
     def text_satisfies(self, path: str, test: Callable[[bytes], bool]) -> bool:
         """Whether the module's text passes ``test`` (False when it cannot be read)."""

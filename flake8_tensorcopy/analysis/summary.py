@@ -352,39 +352,29 @@ class ModuleSummary:
         ``forward`` (either may come from a base class of the file)."""
         if instance.module and instance.module != self.path:
             return self._abroad(instance, "instance_call")
-        lineage = self._lineage(instance.cls)
-        module = self._is_torch_module(instance.cls)
-        for klass in lineage:
-            methods = {item.name for item in klass.body if isinstance(item, FUNCTION_DEFS)}
-            if "__call__" in methods:
-                return self.returns(f"{self.qualname(klass)}.__call__")
-            if module and "forward" in methods:
-                return self.returns(f"{self.qualname(klass)}.forward")
-        return None
+        method = self._method_of(instance.cls, "")
+        return self.returns(method) if method is not None else None
 
-    def graph_free_call(self, instance: Instance, name: str) -> bool:
-        """Whether ``instance.name(...)`` (``name`` "": calling the instance, its ``__call__``
-        or a torch module's ``forward``) returns only values with no autograd graph: the
-        method runs under ``torch.no_grad()``/``inference_mode`` (see :meth:`returns_without_graph`)."""
-        if instance.module and instance.module != self.path:
-            if self.project is None:
-                return False
-            with self.project.hop() as allowed:
-                if not allowed:
-                    return False
-                answer = self.project.ask(
-                    self, instance.module, ("graph_free_call", instance.cls, name),
-                    lambda home: home.graph_free_call(Instance(instance.cls), name),
-                )
-            return answer is True
-        module = self._is_torch_module(instance.cls)
-        wanted = (name,) if name else ("__call__", "forward") if module else ("__call__",)
-        for klass in self._lineage(instance.cls):
+    def _method_of(self, cls: str, name: str) -> str | None:
+        """The qualname of the method that ``instance.name(...)`` runs for an instance of the
+        module's class ``cls`` (``name`` "": calling the instance, its ``__call__``, or a torch
+        module's ``forward``), from the class or a base class the module defines."""
+        wanted = (name,) if name else ("__call__", "forward") if self._is_torch_module(cls) else ("__call__",)
+        for klass in self._lineage(cls):
             methods = {item.name for item in klass.body if isinstance(item, FUNCTION_DEFS)}
             found = next((method for method in wanted if method in methods), None)
             if found is not None:
-                return self.returns_without_graph(f"{self.qualname(klass)}.{found}")
-        return False
+                return f"{self.qualname(klass)}.{found}"
+        return None
+
+    def graph_free_call(self, instance: Instance, name: str) -> bool:
+        """Whether ``instance.name(...)`` (``name`` "": calling the instance) returns only
+        values with no autograd graph: the method runs under ``torch.no_grad()``/
+        ``inference_mode`` (see :meth:`returns_without_graph`)."""
+        if instance.module and instance.module != self.path:
+            return self._abroad(instance, "graph_free_call", name) is True
+        method = self._method_of(instance.cls, name)
+        return method is not None and self.returns_without_graph(method)
 
     def returns_without_graph(self, qualname: str) -> bool:
         """Whether the function ``qualname`` of the module returns a value, and every value it

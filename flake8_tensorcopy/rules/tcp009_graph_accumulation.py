@@ -551,25 +551,25 @@ class GraphAccumulation(Rule):
     def _detached(self, node: ast.expr) -> bool:
         """``x.detach()``, ``x.item()``, a literal, or a name bound to one: evidently no graph;
         also through methods that keep what they are given (``x.detach().cpu()``)."""
+        node = self._source_of(node)
+        return _detaches(node) or _literal(node, (int, float, str, bytes))
+
+    def _source_of(self, node: ast.expr) -> ast.expr:
+        """What ``node`` is made from, past methods that keep the graph (or its absence) and
+        a name's binding: ``x.detach()`` of ``y = x.detach().cpu(); y``."""
         node = _under_graph_preserving(node)
         if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
             node = _under_graph_preserving(value)
-        return _detaches(node) or _literal(node, (int, float, str, bytes))
+        return node
 
     def _graph_free_call_value(self, node: ast.expr) -> bool:
         """``predict(x)``, or a name bound to it (see :meth:`_graph_free_call`)."""
-        node = _under_graph_preserving(node)
-        if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
-            node = _under_graph_preserving(value)
-        return self._graph_free_call(node)
+        return self._graph_free_call(self._source_of(node))
 
     def _data_item(self, node: ast.expr) -> bool:
         """``y`` of ``for x, y in loader`` (also ``y.to(device)``, or a name bound to that): an
         item of the batches a loop over data reads, which carries no graph."""
-        node = _under_graph_preserving(node)
-        if (name := _name(node)) is not None and (value := self._bound_value(name)) is not None:
-            node = _under_graph_preserving(value)
-        name = _name(node)
+        name = _name(self._source_of(node))
         return name is not None and any(
             _over_data(loop) and name in bound_names(loop.target) for loop in self._loops()
         )
