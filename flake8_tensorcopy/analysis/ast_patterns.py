@@ -7,7 +7,7 @@ import ast
 import bisect
 from collections.abc import Iterator
 
-from ..imports import FUNCTION_DEFS, ImportTable
+from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, child_blocks
 from .values import Holds, Value
 from .vocabulary import (
     DATA_LOADERS,
@@ -90,6 +90,62 @@ def written_in_place(node: ast.AST, imports: ImportTable) -> str | None:
     while isinstance(target, ast.Subscript):
         target = target.value
     return target.id if isinstance(target, ast.Name) else None
+
+
+def attributes_loaded_back(body: list[ast.stmt]) -> set[str]:
+    """The attributes whose value ``body`` loads into a model or optimizer
+    (``load_state_dict(self.best)``, ``model.load_state_dict(stopper.best_weights)``), except
+    where the attribute was bound on every path before the load in the same function to
+    something other than a state_dict: then the load reads what was just given
+    (``self.w = received; model.load_state_dict(self.w)``), not a snapshot kept from before."""
+    loaded: set[str] = set()
+    _loads_in_block(body, frozenset(), loaded)
+    return loaded
+
+
+def _loads_in_block(body: list[ast.stmt], bound: frozenset[str], loaded: set[str]) -> None:
+    fresh = set(bound)
+    for statement in body:
+        if isinstance(statement, (*FUNCTION_DEFS, ast.ClassDef)):
+            for decorator in statement.decorator_list:
+                _loads_in(decorator, fresh, loaded)
+            _loads_in_block(statement.body, frozenset(), loaded)  # runs later, on its own bindings
+            continue
+        if isinstance(statement, COMPOUND_STATEMENTS):
+            for field, value in ast.iter_fields(statement):  # the header: test, iterable, items
+                if field not in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    for part in value if isinstance(value, list) else [value]:
+                        if isinstance(part, ast.AST):
+                            _loads_in(part, fresh, loaded)
+            for clause in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+                for part in (getattr(clause, "type", None), getattr(clause, "guard", None)):
+                    if part is not None:
+                        _loads_in(part, fresh, loaded)
+            for block in child_blocks(statement):  # a binding inside one may not run: not carried out
+                _loads_in_block(block, frozenset(fresh), loaded)
+            continue
+        _loads_in(statement, fresh, loaded)
+        for target, value in stores_of(statement):
+            if isinstance(target, ast.Attribute) and value is not None and not _takes_state(value):
+                fresh.add(target.attr)
+
+
+def _takes_state(value: ast.expr) -> bool:
+    """Whether ``value`` reads a ``state_dict()``: bound to it, the attribute is a snapshot,
+    and a later load may restore it."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "state_dict"
+               for n in ast.walk(value))
+
+
+def _loads_in(node: ast.AST, fresh: set[str], loaded: set[str]) -> None:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "load_state_dict":
+            arguments = [*inner.args[:1], *(k.value for k in inner.keywords if k.arg == "state_dict")]
+            for argument in arguments:
+                while isinstance(argument, ast.Subscript):
+                    argument = argument.value
+                if isinstance(argument, ast.Attribute) and argument.attr not in fresh:
+                    loaded.add(argument.attr)
 
 
 def stores_of(statement: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr | None]]:

@@ -24,7 +24,7 @@ import ast
 from collections.abc import Iterator
 
 from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
-from .ast_patterns import spans_any, statement_first_line, stored_targets, target_paths, written_in_place
+from .ast_patterns import attributes_loaded_back, spans_any, statement_first_line, stored_targets, target_paths, written_in_place
 from .class_facts import ClassFacts
 from .own_code import OwnCode, own_code
 from .project import Project, locate
@@ -798,20 +798,10 @@ class ModuleSummary:
         return lines
 
     def restored_attributes(self) -> frozenset[str]:
-        """The attributes whose value the file loads back into a model or optimizer anywhere:
-        ``load_state_dict(self.best)``, ``model.load_state_dict(stopper.best_weights)``."""
+        """The attributes whose kept value the file loads back into a model or optimizer
+        anywhere (see :func:`attributes_loaded_back`)."""
         if self._restored is None:
-            restored = set()
-            for node in ast.walk(self.tree):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                        and node.func.attr == "load_state_dict":
-                    arguments = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "state_dict")]
-                    for argument in arguments:
-                        while isinstance(argument, ast.Subscript):
-                            argument = argument.value
-                        if isinstance(argument, ast.Attribute):
-                            restored.add(argument.attr)
-            self._restored = frozenset(restored)
+            self._restored = frozenset(attributes_loaded_back(self.tree.body))
         return self._restored
 
     def restored_in_project(self, attribute: str) -> bool:

@@ -50,6 +50,7 @@ class _Frame:
     # name -> the modules whose `.parameters()` the optimizer bound to it was built on
     # (None: bound to something else as well).
     optimizers: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    optimised: set[str] = field(default_factory=set)  # every module an optimizer here was built on
     # name -> the names it was bound to references of (`net = global_model`: one module).
     sources: dict[str, set[str]] = field(default_factory=dict)
     candidates: list[_Candidate] = field(default_factory=list)
@@ -285,8 +286,59 @@ class StateDictSnapshot(Rule):
             "def restore(model, stopper):\n    model.load_state_dict(stopper.best_state)\n",
             [(7, 31)], ".cpu() returns the tensor itself",
         ),
+        Example(  # the attribute is loaded back, as kept, in another method
+            "class Client:\n    def train(self, loader):\n        self.w = self.model.state_dict()\n"
+            "        for x in loader:\n            self.model(x).sum().backward()\n            self.opt.step()\n\n"
+            "    def rollback(self):\n        self.model.load_state_dict(self.w)\n",
+            [(3, 18)],
+        ),
+        Example(  # the optimizer may be the first one still, which trains `bad`
+            "import torch\ndef f(net, bad, data, fresh):\n    opt = torch.optim.SGD(bad.parameters(), lr=0.1)\n"
+            "    for x in data:\n        bad(x).sum().backward()\n        opt.step()\n    kept = bad.state_dict()\n"
+            "    if fresh:\n        opt = torch.optim.SGD(net.parameters(), lr=0.1)\n    for x in data:\n"
+            "        net(x).sum().backward()\n        opt.step()\n    print(kept)\n",
+            [(7, 12)],
+        ),
+        Example(  # taken in one branch, the step after the `if` runs after it
+            "def f(model, opt, x, warm):\n    if warm:\n        before = model.state_dict()\n"
+            "    model(x).sum().backward()\n    opt.step()\n    return before\n",
+            [(3, 18)],
+        ),
+        Example(  # bound again only in a branch: the old snapshot may be what is loaded
+            "def f(net, opt, data, average, clients, ready):\n    w_glob = net.state_dict()\n    for x in data:\n"
+            "        net(x).sum().backward()\n        opt.step()\n        if ready:\n"
+            "            w_glob = average(clients)\n        net.load_state_dict(w_glob)\n",
+            [(2, 14)],
+        ),
+        Example(  # an optimizer built on the module's parameters too
+            "import torch\ndef f(net, data, feature):\n    w = net.state_dict()\n"
+            "    opt = torch.optim.SGD([feature, *net.parameters()], lr=0.1)\n    for x in data:\n"
+            "        (net(x) * feature).sum().backward()\n        opt.step()\n    return w\n",
+            [(3, 9)],
+        ),
     )
     clean = (
+        # The attribute is bound anew just before each load: no kept snapshot is loaded back.
+        "class Client:\n    def train(self, loader):\n        self.w = self.model.state_dict()\n"
+        "        for x in loader:\n            self.model(x).sum().backward()\n            self.opt.step()\n\n"
+        "    def update(self, weights):\n        self.w = weights\n        self.model.load_state_dict(self.w)\n",
+        # Bound again outside any branch, `opt` trains `net` alone after the snapshot of `bad`.
+        "import torch\ndef f(net, bad, data):\n    opt = torch.optim.SGD(bad.parameters(), lr=0.1)\n"
+        "    for x in data:\n        bad(x).sum().backward()\n        opt.step()\n    kept = bad.state_dict()\n"
+        "    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n    for x in data:\n"
+        "        net(x).sum().backward()\n        opt.step()\n    print(kept)\n",
+        # The step lies in the other arm of the `if`: it never runs after the snapshot.
+        "import copy\ndef apply(server, updates, lr, use_optimizer):\n    if not use_optimizer:\n"
+        "        w = server.model.state_dict()\n        for key in w:\n            w[key] = w[key] - lr * updates[key]\n"
+        "        server.model.load_state_dict(copy.deepcopy(w))\n    else:\n        server.optimizer.step()\n",
+        # A `with` body always runs: the name is bound anew before it is loaded.
+        "import torch\ndef f(net, opt, data, average, clients):\n    w_glob = net.state_dict()\n    for x in data:\n"
+        "        net(x).sum().backward()\n        opt.step()\n        with torch.no_grad():\n"
+        "            w_glob = average(clients)\n        net.load_state_dict(w_glob)\n",
+        # An optimizer built on a tensor of its own moves that tensor, not the module.
+        "import torch\ndef f(net, data, feature):\n    w = net.state_dict()\n"
+        "    opt = torch.optim.SGD([feature], lr=0.1)\n    for x in data:\n"
+        "        (net(x) * feature).sum().backward()\n        opt.step()\n    return w\n",
         # `.cpu()` copies off a GPU: a program that never picks the CPU keeps the values.
         "import torch\ndevice = torch.device('cuda')\n"
         "def f(model, opt, data, acc):\n    for x in data:\n        model(x.to(device)).sum().backward()\n"
@@ -371,6 +423,10 @@ class StateDictSnapshot(Rule):
         # every path between two positions hides the first's value.
         self.blocks: tuple[int, ...] = ()
         self.blocks_at: list[tuple[int, ...]] = [()]
+        # The arm of each `if` a block lies in: block -> ((that if, 0 body / 1 else), ...),
+        # outermost first; an `elif` lies in the else arm of the `if` before it.
+        self.arms: dict[int, tuple[tuple[int, int], ...]] = {}
+        self.elif_arms: dict[int, tuple[tuple[int, int], ...]] = {}
         self.not_reads: set[int] = set()
         self.statement_reads: set[str] | None = None  # names read by the current statement line
         self.statement_compares = False
@@ -403,11 +459,13 @@ class StateDictSnapshot(Rule):
         return self.position
 
     # -- blocks: each statement list under a header -----------------------------------
-    def _enter(self, body: list[ast.stmt], suite: bool) -> None:
-        """Open the block of ``body``; ``suite``: whether ``body`` seems to follow its header
-        on the header's line (what the source lines, when known, say for certain)."""
+    def _enter(self, body: list[ast.stmt], suite: bool, opens: bool = True) -> None:
+        """Open the block of ``body`` (unless ``opens`` is false: a body that always runs);
+        ``suite``: whether ``body`` seems to follow its header on the header's line (what the
+        source lines, when known, say for certain)."""
         if body:
-            self.blocks = (*self.blocks, id(body))
+            if opens:
+                self.blocks = (*self.blocks, id(body))
             lines = self.context.lines
             if lines:
                 line = lines[body[0].lineno - 1]
@@ -450,13 +508,18 @@ class StateDictSnapshot(Rule):
         self._leave(node.body)
 
     def visit_If_body(self, node: ast.If) -> None:
+        self.arms[id(node.body)] = (*self.elif_arms.get(id(node), ()), (id(node), 0))
         self._enter(node.body, _on_header(node.body, node, [node.test]))
 
     def leave_If_body(self, node: ast.If) -> None:
         self._leave(node.body)
 
     def visit_If_orelse(self, node: ast.If) -> None:
-        if not _is_elif(node):
+        arms = (*self.elif_arms.get(id(node), ()), (id(node), 1))
+        if _is_elif(node):  # the elif's own arms lie inside this one
+            self.elif_arms[id(node.orelse[0])] = arms
+        else:
+            self.arms[id(node.orelse)] = arms
             self._enter(node.orelse, _else_suite(node, node.body, node.orelse))
 
     def leave_If_orelse(self, node: ast.If) -> None:
@@ -485,10 +548,7 @@ class StateDictSnapshot(Rule):
 
     def visit_With_body(self, node: ast.With) -> None:
         parts = [part for item in node.items for part in (item.context_expr, item.optional_vars)]
-        self._enter(node.body, _on_header(node.body, node, parts))
-
-    def leave_With_body(self, node: ast.With) -> None:
-        self._leave(node.body)
+        self._enter(node.body, _on_header(node.body, node, parts), opens=False)
 
     def visit_Try_body(self, node: ast.Try) -> None:
         self._enter(node.body, _on_header(node.body, node, []))
@@ -527,6 +587,15 @@ class StateDictSnapshot(Rule):
 
     def leave_match_case_body(self, node: ast.match_case) -> None:
         self._leave(node.body)
+
+    def _exclusive(self, first: int, second: int) -> bool:
+        """Whether the two positions lie in different arms of one `if`: one never runs after
+        the other (where no loop around that `if` runs it again)."""
+        taken = {node: arm for block in self.blocks_at[first] for node, arm in self.arms.get(block, ())}
+        return any(
+            taken.get(node, arm) != arm
+            for block in self.blocks_at[second] for node, arm in self.arms.get(block, ())
+        )
 
     def _still_bound(self, frame: _Frame, name: str, since: int, until: int) -> bool:
         """Whether the value ``name`` held at ``since`` may still be its value at ``until``:
@@ -725,7 +794,9 @@ class StateDictSnapshot(Rule):
                 frame.loaded_modules.discard(target.id)
             if isinstance(value, ast.Call):
                 built = frozenset(_optimised_modules(value, self.context.lines)) or None
-                known = frame.optimizers.get(target.id, frozenset())
+                frame.optimised.update(built or ())
+                # Bound again outside any branch, the name holds the new optimizer alone.
+                known = frame.optimizers.get(target.id, frozenset()) if frame.branches else frozenset()
                 frame.optimizers[target.id] = None if built is None or known is None else known | built
         for snapshot, module in self._snapshots_in(value):
             self._store(snapshot, holder, module)
@@ -810,11 +881,16 @@ class StateDictSnapshot(Rule):
             return True
         # Training moves this snapshot's module (it may, unless this function builds
         # every optimizer it steps, on other modules).
-        trains = frame.training and (trained is None or _related(frame, candidate.module, trained))
+        trains = frame.training and (trained is None or _related(frame, candidate.module, trained)) and (
+            candidate.loop is not None or any(not self._exclusive(candidate.position, p) for p, _ in frame.moved)
+        )
         if candidate.loop is None and not candidate.in_branch:
             return self._read_after_moving(frame, candidate, trained)
         kind, key = candidate.holder
-        loaded = any(k == key and p > candidate.position for k, p in frame.loaded)
+        loaded = any(
+            k == key and p > candidate.position and (candidate.loop is not None or not self._exclusive(candidate.position, p))
+            for k, p in frame.loaded
+        )
         if kind == "attr":
             stale = trains or loaded
         else:
@@ -831,8 +907,7 @@ class StateDictSnapshot(Rule):
         if module is None:
             return False
         root = _root(module)
-        optimised = set().union(*(modules for modules in frame.optimizers.values() if modules))
-        if root in frame.loaded_modules and not any(_root(m) == root for m in optimised):
+        if root in frame.loaded_modules and not any(_root(m) == root for m in frame.optimised):
             return True
         if module in frame.optimizers and frame.optimizers[module] is not None:
             start, _ = frame.loop_spans[id(candidate.loop)] if candidate.loop is not None else (candidate.position, 0)
@@ -854,7 +929,10 @@ class StateDictSnapshot(Rule):
         key = candidate.holder[1]
         stored = candidate.position
         if candidate.loop is None:
-            return any(p > stored and self._still_bound(frame, key, stored, p) for p in positions)
+            return any(
+                p > stored and not self._exclusive(stored, p) and self._still_bound(frame, key, stored, p)
+                for p in positions
+            )
         start, end = frame.loop_spans[id(candidate.loop)]
         return any(
             (p > end and self._still_bound(frame, key, stored, p))
@@ -867,18 +945,21 @@ class StateDictSnapshot(Rule):
         before the epoch loop), then its module's weights move, then it is read or loaded
         back (before the name is bound to something else)."""
         kind, key = candidate.holder
+        after = candidate.position
         moved = sorted([
             p for p, modules in frame.moved
-            if p > candidate.position
-            and (modules is None or trained is None or _related(frame, candidate.module, modules))
+            if p > after and (modules is None or trained is None or _related(frame, candidate.module, modules))
         ] + [
             p for p, module in frame.written
-            if p > candidate.position and _related(frame, candidate.module, frozenset({module}))
+            if p > after and _related(frame, candidate.module, frozenset({module}))
         ])
+        moved = [p for p in moved if not self._exclusive(after, p)]  # in the other arm of an `if`: never after
         if kind != "name" or not moved:
             return False
         later = frame.reads.get(key, []) + [p for k, p in frame.loaded if k == key]
-        return any(p > moved[0] and self._still_bound(frame, key, candidate.position, p) for p in later)
+        return any(
+            p > moved[0] and not self._exclusive(after, p) and self._still_bound(frame, key, after, p) for p in later
+        )
 
     @staticmethod
     def _copy_to_cpu(*calls: ast.Call) -> FixPlan:
@@ -1068,7 +1149,11 @@ def _root(dotted: str) -> str:
 
 def _optimised_modules(call: ast.Call, lines: Sequence[str] = ()) -> set[str]:
     """``{"net"}`` for ``SGD(net.parameters(), ...)`` or ``Adam([{"params": net.fc.parameters()}])``:
-    the modules whose parameters a constructor's arguments name (an optimizer's)."""
+    the modules whose parameters a constructor's arguments name (an optimizer's). Built on a
+    list of names (``SGD([feature_avg], lr=0.1)``), it moves those tensors alone."""
+    params = first_argument(call, keyword="params")
+    if isinstance(params, (ast.List, ast.Tuple)) and params.elts and all(isinstance(e, ast.Name) for e in params.elts):
+        return {e.id for e in params.elts}
     modules: set[str] = set()
     stack: list[ast.AST] = argument_values(call)
     while stack:
