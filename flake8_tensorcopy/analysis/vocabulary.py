@@ -231,6 +231,16 @@ GRAPH_PRESERVING = frozenset(
     pow abs sqrt exp log neg contiguous flatten expand sigmoid
     """.split()
 )
+# torch functions that make a new tensor that no graph leads to, whatever they are given
+# (unless asked for ``requires_grad=True``): a leaf, not a result of an operation.
+GRAPHLESS_FACTORIES = frozenset(
+    f"torch.{name}" for name in """
+    zeros ones empty full zeros_like ones_like empty_like full_like rand randn randint rand_like
+    randn_like randint_like randperm arange linspace logspace eye tensor
+    """.split()
+) | LEGACY_CONSTRUCTORS
+# torch functions that join their first argument's tensors: a graph only where one of them has one.
+JOINING = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 ACCUMULATING_METHODS = frozenset({"append", "extend", "insert"})
 PLAIN_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "abs"})
 # Functions of these modules return plain numbers or arrays, never a tensor with a graph.

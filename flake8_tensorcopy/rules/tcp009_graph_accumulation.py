@@ -24,10 +24,13 @@ from ..analysis.vocabulary import (
     BACKWARD_CALLEES,
     DETACHING,
     GRAPH_PRESERVING,
+    GRAPHLESS_FACTORIES,
+    JOINING,
     PLAIN_BUILTINS,
     PLAIN_MODULES,
     VARIABLE_CONSTRUCTORS,
     over_data,
+    writes_in_place,
 )
 from ..ast_scopes import is_no_grad
 from ..analysis.ast_patterns import unstarred
@@ -258,8 +261,28 @@ class GraphAccumulation(Rule):
             "        mf_total += mf_loss\n        acc_total += acc\n    print(total, mf_total, acc_total)\n",
             [(8, 18), (9, 21)],
         ),
+        Example(  # the gathered list is filled with this step's outputs, graphs and all
+            "import torch\nimport torch.distributed as dist\ndef f(model, loader, criterion, world):\n    losses = []\n"
+            "    for x, y in loader:\n        out = model(x)\n        criterion(out, y).backward()\n        local = out.detach()\n"
+            "        gathered = [torch.zeros_like(local) for _ in range(world)]\n"
+            "        gathered[0] = out\n"
+            "        mean = torch.stack(gathered).mean(0)\n        losses.append(criterion(mean, y))\n    print(sum(losses))\n",
+            [(12, 23)],
+        ),
+        Example(  # a new tensor, then this step's outputs added into it in place
+            "import torch\ndef f(model, loader, criterion):\n    losses = []\n    for x, y in loader:\n"
+            "        out = model(x)\n        criterion(out, y).backward()\n        summed = torch.zeros_like(out)\n"
+            "        summed.add_(out)\n        losses.append(criterion(summed, y))\n    print(sum(losses))\n",
+            [(9, 23)],
+        ),
     )
     clean = (
+        # Predictions gathered from every process: new tensors that no graph leads to.
+        "import torch\nimport torch.distributed as dist\ndef f(model, loader, criterion, world):\n    losses = []\n"
+        "    for x, y in loader:\n        out = model(x)\n        criterion(out, y).backward()\n        local = out.detach()\n"
+        "        gathered = [torch.zeros_like(local) for _ in range(world)]\n"
+        "        dist.all_gather(gathered, local)\n"
+        "        mean = torch.stack(gathered).mean(0)\n        losses.append(criterion(mean, y))\n    print(sum(losses))\n",
         # Bound afresh earlier in the same branch of each iteration: one step's loss terms.
         "def train(model, opt, loader, criterion, split):\n    for x, y in loader:\n        out = model(x)\n"
         "        if not split:\n            loss = criterion(out, y)\n        else:\n"
@@ -338,6 +361,7 @@ class GraphAccumulation(Rule):
         super().__init__(context)
         self.frames: list[_Frame] = []
         self.branches: list[tuple[int, int]] = []  # the ``if`` suites around (see _Rebinding)
+        self._filled: dict[tuple[int, str, bool], bool] = {}  # (function, name): see _filled_in_place
 
     # -- frames ---------------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> None:
@@ -499,13 +523,12 @@ class GraphAccumulation(Rule):
         if isinstance(node, ast.Call):
             if _loss_call(node):
                 values = _argument_values(node)
-                if all(self._detached(value) for value in values):
-                    return None  # criterion(pred.detach(), y.detach()): of values with no graph
-                made_quietly = [self._graph_free_call_value(value) for value in values]
-                if any(made_quietly) and all(
-                    quiet or self._detached(value) or self._data_item(value) for value, quiet in zip(values, made_quietly)
-                ):
-                    return None  # criterion(predict(x), y): an evaluation wrapper's output, the batch's labels
+                # criterion(pred.detach(), y), criterion(predict(x), y) of an evaluation wrapper,
+                # criterion(torch.stack(gathered).mean(0), y): of values made without a graph
+                # (the batch's own items count only beside another such value).
+                if all(self._graph_free(value) for value in values) \
+                        and any(self._graph_free(value, data_items=False) for value in values):
+                    return None
                 return (not self._plain_own_function(node.func)), frozenset()
             qualified = self.inference.qualify(node.func) or ""
             if _detaches(node) or qualified.startswith(PLAIN_MODULES):
@@ -548,12 +571,6 @@ class GraphAccumulation(Rule):
         binding = self.inference.binding(name)
         return None if binding is None else binding.value or self.frames[-1].unpacked.get(name)
 
-    def _detached(self, node: ast.expr) -> bool:
-        """``x.detach()``, ``x.item()``, a literal, or a name bound to one: evidently no graph;
-        also through methods that keep what they are given (``x.detach().cpu()``)."""
-        node = self._source_of(node)
-        return _detaches(node) or _literal(node, (int, float, str, bytes))
-
     def _source_of(self, node: ast.expr) -> ast.expr:
         """What ``node`` is made from, past methods that keep the graph (or its absence) and
         a name's binding: ``x.detach()`` of ``y = x.detach().cpu(); y``."""
@@ -562,9 +579,72 @@ class GraphAccumulation(Rule):
             node = _under_graph_preserving(value)
         return node
 
-    def _graph_free_call_value(self, node: ast.expr) -> bool:
-        """``predict(x)``, or a name bound to it (see :meth:`_graph_free_call`)."""
-        return self._graph_free_call(self._source_of(node))
+    def _graph_free(  # noqa: C901
+        self, node: ast.expr, depth: int = 0, data_items: bool = True, hidden: frozenset[str] = frozenset()
+    ) -> bool:
+        """Evidently made without a graph: ``x.detach()``, a literal, a new tensor of a
+        factory (``torch.zeros_like(x)``), an evaluation wrapper's output, one of the data
+        loop's items (with ``data_items``), or torch functions, methods, arithmetic, lists and
+        joins (``torch.stack``) of those only; a name through its binding, unless something
+        may fill it in place. ``hidden``: a comprehension's own names, bound to nothing known."""
+        if depth > 10:
+            return False
+        node = _under_graph_preserving(node)
+        if _detaches(node) or _literal(node, (int, float, str, bytes)):
+            return True
+        if (name := _name(node)) is not None:
+            if name in hidden:
+                return False
+            if data_items and self._data_item(node):
+                return True
+            value = self._bound_value(name)
+            return value is not None and not self._filled_in_place(name, value) \
+                and self._graph_free(value, depth + 1, data_items, hidden)
+        parts: list[ast.expr]
+        if isinstance(node, ast.Call):
+            if self._graph_free_call(node):
+                return True
+            qualified = self.inference.qualify(node.func) or ""
+            if qualified in GRAPHLESS_FACTORIES:
+                return not is_true(keyword_argument(node, "requires_grad"))
+            called = method_call(node)
+            if qualified in JOINING or (qualified.startswith("torch.") and qualified.rpartition(".")[2] in GRAPH_PRESERVING):
+                parts = _argument_values(node)
+            elif not qualified and called is not None and called[1] in GRAPH_PRESERVING:
+                parts = [called[0], *_argument_values(node)]
+            else:
+                return False
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            parts = [unstarred(element) for element in node.elts]
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            hidden = hidden.union(*(bound_names(generator.target) for generator in node.generators))
+            parts = [node.elt]
+        elif isinstance(node, ast.BinOp):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.UnaryOp):
+            parts = [node.operand]
+        elif isinstance(node, ast.Subscript):
+            parts = [node.value]
+        elif isinstance(node, ast.IfExp):
+            parts = [node.body, node.orelse]
+        else:
+            return False
+        return bool(parts) and all(self._graph_free(part, depth + 1, data_items, hidden) for part in parts)
+
+    def _filled_in_place(self, name: str, value: ast.expr) -> bool:
+        """Whether the function may put values into ``name`` (bound to ``value``): ``name[i] =
+        v``, ``name.append(v)``, ``name.add_(v)``, ``name += ...``, or, for a list, handing it
+        to a call (but to torch's own functions). At the module's level, anywhere in the module."""
+        functions = self.context.functions
+        summary = self.inference.summary
+        scope = functions[-1] if functions else summary.tree if summary is not None else None
+        if scope is None:
+            return True
+        container = isinstance(value, (ast.List, ast.ListComp, ast.BinOp))  # `[None] * n` too
+        key = (id(scope), name, container)
+        if key not in self._filled:
+            self._filled[key] = any(_fills(node, name, container, self.inference.qualify) for node in ast.walk(scope))
+        return self._filled[key]
 
     def _data_item(self, node: ast.expr) -> bool:
         """``y`` of ``for x, y in loader`` (also ``y.to(device)``, or a name bound to that): an
@@ -684,6 +764,29 @@ def _operands(node: ast.expr, loss_results: set[str], modules: frozenset[str] = 
             return _operands(first, loss_results, modules) if first is not None else set()
         return _operands(called[0], loss_results, modules)
     return set()
+
+
+def _fills(node: ast.AST, name: str, container: bool, qualify) -> bool:
+    """Whether ``node`` may put values into what ``name`` holds, a list where ``container``
+    (see ``GraphAccumulation._filled_in_place``)."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(
+            isinstance(target, ast.Subscript) and _name(container_of(target)) == name
+            or isinstance(node, ast.AugAssign) and _name(target) == name
+            for target in targets
+        )
+    if isinstance(node, ast.Call):
+        called = method_call(node)
+        if called is not None and _name(called[0]) == name and (
+            called[1] in ACCUMULATING_METHODS or called[1] == "__setitem__" or writes_in_place(called[1])
+        ):
+            return True
+        if container and any(_name(value) == name for value in _argument_values(node)):
+            # torch's functions read a list (torch.stack) or fill it without a graph
+            # (torch.distributed.all_gather); torch.distributed.nn's return theirs.
+            return not (qualify(node.func) or "").startswith("torch.")
+    return False
 
 
 def _unpacked(target: ast.expr, value: ast.expr) -> dict[str, ast.expr]:
