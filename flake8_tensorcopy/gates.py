@@ -1072,7 +1072,7 @@ class AccumulationGate(Gate):
     def admits(self, function: FunctionFacts) -> bool:
         nodes = function.own_nodes
         accumulations = [
-            (holder, loops[-1], graph)
+            (holder, loops, graph)
             for node, loops in nodes
             if loops and id(node) not in function.without_graph  # the rule's exemption
             for holder, value in _accumulated(node)
@@ -1088,7 +1088,9 @@ class AccumulationGate(Gate):
         backpropagated = _fed(set().union(*(keys for keys, _ in backward)), feeds)
         # What each backward reaches through the names assigned into its receiver, as the rule.
         reached = [(_fed(keys, feeds), loops) for keys, loops in backward]
-        for holder, loop, (loss, names) in accumulations:
+        trains: bool | None = None
+        for holder, around, (loss, names) in accumulations:
+            loop = around[-1]
             if holder in backpropagated:
                 continue
             if names and any(loop in loops and keys & names for keys, loops in reached):
@@ -1096,7 +1098,22 @@ class AccumulationGate(Gate):
             if loss and isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_words(loop.iter) | _words(loop.target)):
                 if any(_loss_call(call) for call, _ in calls):
                     return True
+            # The rule's outputs of a module this function trains, kept across a loop that
+            # runs a backward on every iteration.
+            if any(outer in loops for _, loops in backward for outer in around):
+                if trains is None:
+                    trains = any(self._trains(call, function) for call, _ in calls)
+                if trains:
+                    return True
         return False
+
+    @staticmethod
+    def _trains(call: ast.Call, function: FunctionFacts) -> bool:
+        """``model.train()``, or an optimizer's constructor (``torch.optim.SGD(...)``)."""
+        method = _method(call)
+        if method is not None and method[1] == "train" and not _argument_count(call):
+            return True
+        return (function.imports.qualify_expression(call.func) or "").startswith("torch.optim.")
 
     def _graph(self, node: ast.expr, function: FunctionFacts, depth: int) -> tuple[bool, frozenset[str]] | None:
         """What the rule's evidence for ``node`` may be: (maybe a loss, a superset of the

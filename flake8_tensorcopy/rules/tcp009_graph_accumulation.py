@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import NamedTuple
 
@@ -50,6 +50,8 @@ class _Candidate:
     names: frozenset[str]  # names it is built from, to match against backward receivers
     branches: tuple[tuple[int, int], ...]  # the ``if`` suites around it (see _Rebinding)
     depth: int  # how many loops are open around it (of the whole walk)
+    model_output: bool = False  # built from what a module this function trains returns
+    loops: tuple[ast.AST, ...] = ()  # the function's loops around it, outermost first
 
 
 class _Rebinding(NamedTuple):
@@ -92,6 +94,11 @@ class _Frame:
     # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
     unpacked: dict[str, ast.expr] = field(default_factory=dict)
     loss_results: set[str] = field(default_factory=set)  # info = vae.loss_function(...)
+    # Modules this function trains: their parameters go to an optimizer built here, or it
+    # calls their `.train()`.
+    trained: set[str] = field(default_factory=set)
+    # name -> the call it was last bound to, or unpacked from (`features, out = model(x)`)
+    call_results: dict[str, ast.Call] = field(default_factory=dict)
 
 
 class GraphAccumulation(Rule):
@@ -275,8 +282,24 @@ class GraphAccumulation(Rule):
             "        summed.add_(out)\n        losses.append(criterion(summed, y))\n    print(sum(losses))\n",
             [(9, 23)],
         ),
+        Example(  # per-class sums of what the model being trained returns, kept across batches
+            "import torch\nclass Client:\n    def train(self, model, loader, criterion, classes):\n"
+            "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n        sums = torch.zeros(classes, 8)\n"
+            "        for x, y in loader:\n            features, out = model(x)\n            loss = criterion(out, y)\n"
+            "            opt.zero_grad()\n            loss.backward()\n            opt.step()\n"
+            "            for c in set(y.tolist()):\n                sums[c] += torch.mean(features[y == c], dim=0)\n"
+            "        self.centers = sums\n",
+            [(13, 28)],
+        ),
     )
     clean = (
+        # Counts of right answers: a comparison of the model's outputs holds no graph.
+        "import torch\nclass Client:\n    def train(self, model, loader, criterion, classes):\n"
+        "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n        right = torch.zeros(classes)\n"
+        "        for x, y in loader:\n            features, out = model(x)\n            loss = criterion(out, y)\n"
+        "            opt.zero_grad()\n            loss.backward()\n            opt.step()\n"
+        "            for c in set(y.tolist()):\n                right[c] += (out.argmax(1) == y)[y == c].sum()\n"
+        "        self.right = right\n",
         # Predictions gathered from every process: new tensors that no graph leads to.
         "import torch\nimport torch.distributed as dist\ndef f(model, loader, criterion, world):\n    losses = []\n"
         "    for x, y in loader:\n        out = model(x)\n        criterion(out, y).backward()\n        local = out.detach()\n"
@@ -411,6 +434,10 @@ class GraphAccumulation(Rule):
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
         if (called and callee == "eval" and not argument_count(node)) or self._volatile(node):
             self.frames[-1].evaluates = True
+        if called and callee == "train" and not argument_count(node) and (module := dotted_name(called[0])):
+            self.frames[-1].trained.add(module)
+        elif callee[:1].isupper() and (self.inference.qualify(node.func) or "").startswith("torch.optim."):
+            self.frames[-1].trained.update(_parameters_of(node))
         if callee in BACKWARD_CALLEES:
             keys = set(_names_in(called[0])) if called and callee == "backward" else set()
             for value in _argument_values(node):
@@ -451,6 +478,12 @@ class GraphAccumulation(Rule):
                 frame.unpacked.pop(name, None)
                 if _detaches(node.value):
                     frame.detached.append((name, loops))  # loss = loss.detach()
+            if isinstance(node.value, ast.Call) and isinstance(target, (ast.Name, ast.Tuple)):
+                for name in bound_names(target):
+                    frame.call_results[name] = node.value
+            else:
+                for name in bound_names(target):
+                    frame.call_results.pop(name, None)
             if isinstance(target, ast.Name):
                 if isinstance(node.value, ast.Call) and _loss_call(node.value):
                     frame.loss_results.add(target.id)
@@ -492,9 +525,40 @@ class GraphAccumulation(Rule):
         if evidence is None:
             return
         loss, names = evidence
+        model_output = bool(self.frames[-1].trained) and self._model_output(value, 0)
         self.frames[-1].candidates.append(
-            _Candidate(value, holder, statement, loops[-1], loss, names, tuple(self.branches), len(self.context.loops))
+            _Candidate(value, holder, statement, loops[-1], loss, names, tuple(self.branches), len(self.context.loops),
+                       model_output, loops)
         )
+
+    def _model_output(self, node: ast.expr, depth: int) -> bool:
+        """Whether ``node`` is what a module this function trains returns (``model(x)``, a
+        name bound to it or unpacked from it), or made of it by operations that keep the
+        graph: tensor methods such as ``mean``, torch's functions of them, indexing,
+        arithmetic (not comparisons, ``argmax``: no graph)."""
+        if depth > 6:
+            return False
+        frame = self.frames[-1]
+        if isinstance(node, ast.Name):
+            call = frame.call_results.get(node.id)
+            return call is not None and self._model_output(call, depth + 1)
+        if isinstance(node, ast.Call):
+            if dotted_name(node.func) in frame.trained:
+                return True
+            qualified = self.inference.qualify(node.func) or ""
+            if qualified.startswith("torch.") and qualified.rpartition(".")[2] in GRAPH_PRESERVING:
+                first = first_argument(node)
+                return first is not None and self._model_output(first, depth + 1)
+            called = method_call(node)
+            return not qualified and called is not None and called[1] in GRAPH_PRESERVING \
+                and self._model_output(called[0], depth + 1)
+        if isinstance(node, ast.Subscript):
+            return self._model_output(node.value, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return self._model_output(node.left, depth + 1) or self._model_output(node.right, depth + 1)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return self._model_output(node.operand, depth + 1)
+        return False
 
     def _evidence(self, node: ast.expr, depth: int) -> tuple[bool, frozenset[str]] | None:  # noqa: C901
         """(is a loss, names it is built from), or None when it is evidently no graph."""
@@ -703,6 +767,12 @@ class GraphAccumulation(Rule):
             backward_each_iteration = any(loop in loops and keys & names for keys, loops in backward)
             if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
                 suspects.append((candidate, backward_each_iteration))
+            elif candidate.model_output and (training := _training_loop(candidate, backward)) is not None:
+                # What the trained model returns, kept across the iterations of a loop that
+                # trains on each (``stats[i] += features.mean(0)`` under ``for i in labels``
+                # inside the batch loop): its graph, judged on that loop.
+                depth = candidate.depth - (len(candidate.loops) - candidate.loops.index(training)) + 1
+                suspects.append((replace(candidate, loop=training, depth=depth), False))
         if not suspects:
             return
         backpropagated = _closure(set().union(*(keys for keys, _ in frame.backward)), frame.feeds)
@@ -764,6 +834,23 @@ def _operands(node: ast.expr, loss_results: set[str], modules: frozenset[str] = 
             return _operands(first, loss_results, modules) if first is not None else set()
         return _operands(called[0], loss_results, modules)
     return set()
+
+
+def _training_loop(candidate: _Candidate, backward: list[tuple[set[str], tuple[int, ...]]]) -> ast.AST | None:
+    """The innermost of the candidate's loops that runs a backward on every iteration."""
+    stepping = {loop for _, loops in backward for loop in loops}
+    return next((loop for loop in reversed(candidate.loops) if id(loop) in stepping), None)
+
+
+def _parameters_of(call: ast.Call) -> set[str]:
+    """``{"model"}`` for ``SGD(model.parameters())``, ``Adam([{"params": m.fc.parameters()}])``:
+    the modules whose parameters an optimizer's constructor is given."""
+    modules = set()
+    for node in ast.walk(call):
+        called = method_call(node) if isinstance(node, ast.Call) else None
+        if called is not None and called[1] in ("parameters", "named_parameters") and (module := dotted_name(called[0])):
+            modules.add(module)
+    return modules
 
 
 def _fills(node: ast.AST, name: str, container: bool, qualify) -> bool:
