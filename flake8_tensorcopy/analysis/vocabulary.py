@@ -232,13 +232,14 @@ GRAPH_PRESERVING = frozenset(
     """.split()
 )
 # torch functions that make a new tensor that no graph leads to, whatever they are given
-# (unless asked for ``requires_grad=True``): a leaf, not a result of an operation.
+# (unless asked for ``requires_grad=True``): a leaf, not a result of an operation. Not the
+# legacy constructors: ``torch.FloatTensor(t)`` of a float tensor is an alias in its graph.
 GRAPHLESS_FACTORIES = frozenset(
     f"torch.{name}" for name in """
     zeros ones empty full zeros_like ones_like empty_like full_like rand randn randint rand_like
     randn_like randint_like randperm arange linspace logspace eye tensor
     """.split()
-) | LEGACY_CONSTRUCTORS
+)
 # torch functions that join their first argument's tensors: a graph only where one of them has one.
 JOINING = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 ACCUMULATING_METHODS = frozenset({"append", "extend", "insert"})

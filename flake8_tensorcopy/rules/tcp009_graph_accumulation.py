@@ -282,6 +282,12 @@ class GraphAccumulation(Rule):
             "        summed.add_(out)\n        losses.append(criterion(summed, y))\n    print(sum(losses))\n",
             [(9, 23)],
         ),
+        Example(  # a legacy constructor of a float tensor returns it, graph and all
+            "import torch\ndef f(model, loader, criterion):\n    losses = []\n    for x, y in loader:\n"
+            "        out = model(x)\n        losses.append(criterion(torch.FloatTensor(out), y))\n"
+            "    print(sum(losses))\n",
+            [(6, 23)],
+        ),
         Example(  # per-class sums of what the model being trained returns, kept across batches
             "import torch\nclass Client:\n    def train(self, model, loader, criterion, classes):\n"
             "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n        sums = torch.zeros(classes, 8)\n"
