@@ -390,7 +390,7 @@ class GraphAccumulation(Rule):
         super().__init__(context)
         self.frames: list[_Frame] = []
         self.branches: list[tuple[int, int]] = []  # the ``if`` suites around (see _Rebinding)
-        self._filled: dict[tuple[int, str, bool], bool] = {}  # (function, name): see _filled_in_place
+        self._filled: dict[tuple[int, str, bool], bool] = {}  # (scope, name, a list?): see _filled_in_place
 
     # -- frames ---------------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> None:
