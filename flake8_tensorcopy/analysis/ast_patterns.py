@@ -258,6 +258,22 @@ def unstarred(node: ast.expr) -> ast.expr:
     return node.value if isinstance(node, ast.Starred) else node
 
 
+def parameter_owners(call: ast.Call) -> list[ast.expr]:
+    """``net`` and ``net.fc`` of ``SGD(net.parameters())`` or ``Adam([{"params":
+    net.fc.parameters()}])``: what the ``.parameters()``/``.named_parameters()`` calls among a
+    call's arguments (an optimizer's constructor's) are called on."""
+    owners: list[ast.expr] = []
+    stack: list[ast.AST] = argument_values(call)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("parameters", "named_parameters"):
+            owners.append(node.func.value)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return owners
+
+
 def argument_values(call: ast.Call) -> list[ast.expr]:
     """The values of a call's arguments in source order, positional, keyword and starred
     alike (``*xs`` gives ``xs``)."""

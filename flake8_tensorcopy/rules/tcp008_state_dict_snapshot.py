@@ -6,7 +6,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..analysis.ast_patterns import argument_values, unstarred
+from ..analysis.ast_patterns import argument_values, parameter_owners, unstarred
 from ..analysis.evaluator import argument_count, bound_names, callee_name, container_of, dotted_name, first_argument, method_call
 from ..analysis.own_code import compares_metrics
 from ..analysis.vocabulary import DICT_COPIES, SAVING, TRAINING_METHODS, holds_live_state, writes_in_place
@@ -1155,17 +1155,11 @@ def _optimised_modules(call: ast.Call, lines: Sequence[str] = ()) -> set[str]:
     if isinstance(params, (ast.List, ast.Tuple)) and params.elts and all(isinstance(e, ast.Name) for e in params.elts):
         return {e.id for e in params.elts}
     modules: set[str] = set()
-    stack: list[ast.AST] = argument_values(call)
-    while stack:
-        node = stack.pop()
-        called = method_call(node)
-        if called is not None and called[1] in ("parameters", "named_parameters"):
-            module = _module_key(called[0], lines)
-            if module is None:
-                return set()  # parameters of something unnamed: not known
-            modules.add(module)
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+    for owner in parameter_owners(call):
+        module = _module_key(owner, lines)
+        if module is None:
+            return set()  # parameters of something unnamed: not known
+        modules.add(module)
     return modules
 
 

@@ -33,7 +33,7 @@ from ..analysis.vocabulary import (
     writes_in_place,
 )
 from ..ast_scopes import is_no_grad
-from ..analysis.ast_patterns import unstarred
+from ..analysis.ast_patterns import parameter_owners, unstarred
 from ..analysis.values import Instance
 from ..gates import AccumulationGate, _loss_call, _same
 from ..imports import FUNCTION_DEFS
@@ -443,7 +443,7 @@ class GraphAccumulation(Rule):
         if called and callee == "train" and not argument_count(node) and (module := dotted_name(called[0])):
             self.frames[-1].trained.add(module)
         elif callee[:1].isupper() and (self.inference.qualify(node.func) or "").startswith("torch.optim."):
-            self.frames[-1].trained.update(_parameters_of(node))
+            self.frames[-1].trained.update(filter(None, map(dotted_name, parameter_owners(node))))
         if callee in BACKWARD_CALLEES:
             keys = set(_names_in(called[0])) if called and callee == "backward" else set()
             for value in _argument_values(node):
@@ -846,17 +846,6 @@ def _training_loop(candidate: _Candidate, backward: list[tuple[set[str], tuple[i
     """The innermost of the candidate's loops that runs a backward on every iteration."""
     stepping = {loop for _, loops in backward for loop in loops}
     return next((loop for loop in reversed(candidate.loops) if id(loop) in stepping), None)
-
-
-def _parameters_of(call: ast.Call) -> set[str]:
-    """``{"model"}`` for ``SGD(model.parameters())``, ``Adam([{"params": m.fc.parameters()}])``:
-    the modules whose parameters an optimizer's constructor is given."""
-    modules = set()
-    for node in ast.walk(call):
-        called = method_call(node) if isinstance(node, ast.Call) else None
-        if called is not None and called[1] in ("parameters", "named_parameters") and (module := dotted_name(called[0])):
-            modules.add(module)
-    return modules
 
 
 def _fills(node: ast.AST, name: str, container: bool, qualify) -> bool:
