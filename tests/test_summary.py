@@ -32,7 +32,16 @@ CASES = [
     ("import torch\ndef make():\n    return torch.stack([torch.ones(1)])\nx = make()", "x", "", TENSOR),
     ("import torch\ndef make(a):\n    if a:\n        return torch.ones(1)\n    return None\nx = make(1)", "x", "", TENSOR),
     ("import torch\ndef make(a):\n    if a:\n        return torch.ones(1)\n    return [1]\nx = make(1)", "x", "", None),
-    ("import torch\ndef make():\n    yield torch.ones(1)\nx = make()", "x", "", None),
+    # A generator is no tensor; what it yields, when all agree, is what iterating it gives.
+    ("import torch\ndef make():\n    yield torch.ones(1)\nx = make()", "x", "", Holds.TENSOR_STREAM),
+    ("import torch\ndef make():\n    yield torch.ones(1)\nfor x in make():\n    pass", "x", "", TENSOR),
+    ("import torch\ndef make(n):\n    yield torch.ones(1)\n    yield n\nfor x in make(1):\n    pass", "x", "", None),
+    ("from torch.utils.data import DataLoader\ndef make(d):\n    yield from DataLoader(d)\nfor x, y in make(1):\n    pass",
+     "y", "", TENSOR),
+    ("from torch.utils.data import DataLoader\ndef make(d):\n    for b in DataLoader(d):\n        yield b\nx = make(1)",
+     "x", "", Holds.BATCH_STREAM),
+    ("from torch.utils.data import DataLoader\ndef make(d):\n    for b in DataLoader(d):\n        yield\nfor x in make(1):\n    pass",
+     "x", "", None),
     ("def loop(n):\n    return loop(n - 1)\nx = loop(3)", "x", "", None),  # recursion ends
     ("import torch\ndef f():\n    return torch.ones(1)\ndef f():\n    return 1\nx = f()", "x", "", None),  # redefined
     ("import torch\ndef make():\n    return torch.ones(1)\ndef use(make):\n    y = make()", "y", "use", None),  # a parameter

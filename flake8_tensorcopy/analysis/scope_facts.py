@@ -146,6 +146,8 @@ class ScopeFacts:
         self.inner_elements: dict[str, list[ast.expr]] = {}  # rows[i].append(v): into the lists it holds
         self.returns: list[ast.expr | None] = []
         self.is_generator = False
+        self.yielded: list[ast.expr | None] = []  # ``yield v``: v
+        self.yielded_from: list[ast.expr] = []  # ``yield from it``: it
         self._tested: set[str] = set()  # names whose type the scope tests (isinstance)
         # name -> the lines where the scope uses it as only a tensor can be used
         self._used_as_tensor: dict[str, list[int]] = {}
@@ -256,8 +258,12 @@ class ScopeFacts:
                 self._bind(name, "other")
         elif isinstance(node, ast.Return):
             self.returns.append(node.value)
-        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+        elif isinstance(node, ast.Yield):
             self.is_generator = True
+            self.yielded.append(node.value)
+        elif isinstance(node, ast.YieldFrom):
+            self.is_generator = True
+            self.yielded_from.append(node.value)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.attr in TENSOR_ONLY_MEMBERS:
                 self._use_as_tensor(node.value.id, node.lineno)
@@ -636,8 +642,10 @@ class ScopeFacts:
             return None if self.legacy_scalars else TENSOR  # the rows of a tensor are tensors
         if value in _TUPLES_OF_TENSORS:
             return TENSOR
-        if value == Holds.LOADER:
+        if value in (Holds.LOADER, Holds.BATCH_STREAM):
             return Holds.BATCH
+        if value == Holds.TENSOR_STREAM:
+            return TENSOR
         if value == Holds.PARAM_GROUPS:
             return Holds.PARAM_GROUP
         return None
@@ -659,7 +667,7 @@ class ScopeFacts:
         """What every ``return`` gives (``return None`` aside: Optional); for ``return a, b``
         everywhere, what each position holds."""
         if self.is_generator:
-            return None
+            return self._generated()
         annotation = getattr(self.scope, "returns", None)
         if annotation is not None and isinstance(declared := annotation_value(annotation, self.imports), TensorInfo):
             return declared  # ``-> torch.Tensor``: its author says so, whatever it computes
@@ -673,6 +681,16 @@ class ScopeFacts:
         ):
             return tuple(join([self.value(r.elts[position]) for r in returns]) for position in range(width))
         return join([self._returned_value(r) for r in returns])
+
+    def _generated(self) -> Value:
+        """What calling this generator function gives, when every item it yields is a
+        DataLoader's batch (``for batch in loader: yield batch``) or a tensor."""
+        items = [self.value(v) if v is not None else None for v in self.yielded]
+        items += [self._element_of(source) for source in self.yielded_from]
+        item = join(items) if items else None
+        if item == Holds.BATCH:
+            return Holds.BATCH_STREAM
+        return Holds.TENSOR_STREAM if isinstance(item, TensorInfo) else None
 
     def _returned_value(self, returned: ast.expr) -> Value:
         """What ``return returned`` gives; for a name, also what an ``if``/``else`` just

@@ -27,6 +27,8 @@ class Holds(enum.Enum):
     PARAM_GROUPS = "an optimizer's param_groups"  # dicts whose "params" are lists of parameters
     PARAM_GROUP = "one of an optimizer's param_groups"
     DISTRIBUTION = "a torch.distributions distribution"  # its samples and log_probs are tensors
+    BATCH_STREAM = "a generator of DataLoader batches"  # iterating it gives batches
+    TENSOR_STREAM = "a generator of tensors"  # iterating it gives tensors
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ class TensorFromTensor(Rule):
         "(`cur = torch.full(...)` there, `cur = head[idx]` here, then `vals.append(cur[i])`), "
         "comprehensions over a tensor (`[w / s for w in weights]`), the rows of tensors it loops "
         "over (`for *box, conf, cls in det`), the batches of a `DataLoader` (`for i, data in "
-        "enumerate(loader): x, y = data`, `next(iter(loader))`), a list of tensors repeated "
+        "enumerate(loader): x, y = data`, `next(iter(loader))`), the items of the project's generators "
+        "that yield only such batches or only tensors (`for batch in loader: yield batch`), a list of tensors repeated "
         "(`[torch.zeros(0, 6)] * n`), `Variable(t)`, what calling the file's own torch "
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
         "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable or a name bound once used as only a "
@@ -102,6 +103,13 @@ class TensorFromTensor(Rule):
                 "        yield torch.tensor(box), torch.tensor(conf)\n", [(4, 15), (4, 34)]),
         Example("import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n"
                 "    for x, y in DataLoader(dataset):\n        return torch.tensor(x)\n", [(5, 16)]),
+        # The items of the file's generators: DataLoader batches, tensors.
+        Example("import torch\nfrom torch.utils.data import DataLoader\ndef batches(dataset):\n"
+                "    for batch in DataLoader(dataset, batch_size=8):\n        yield batch\n"
+                "def first_images(dataset):\n    for images, labels in batches(dataset):\n"
+                "        return torch.tensor(images)\n", [(8, 16)]),
+        Example("import torch\ndef rows(x: torch.Tensor):\n    for i in range(len(x)):\n        yield x[i] * 2\n"
+                "def first(x):\n    for row in rows(x):\n        return torch.tensor(row)\n", [(7, 16)]),
         Example("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(range(8), batch_size=4)\n"
                 "for i, data in enumerate(loader):\n    inputs, labels = data\n    x = torch.tensor(inputs)\n",
                 [(6, 9)]),
@@ -256,6 +264,10 @@ class TensorFromTensor(Rule):
         "    return torch.tensor(np.exp(t, out=buf)), torch.tensor(np.exp(t.numpy()))\n",
         "import torch\ndef f(model, xs):\n    vals = []\n    for x in xs:\n        vals.append(model(x).item())\n    return torch.tensor(vals)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef first(dataset):\n    for batch in DataLoader(dataset):\n        return torch.tensor(batch)\n",
+        # A generator that also yields what is not known to be a batch:
+        "import torch\nfrom torch.utils.data import DataLoader\ndef mixed(dataset, extra):\n"
+        "    for batch in DataLoader(dataset):\n        yield batch\n    yield from extra\n"
+        "def first(dataset, extra):\n    for images, labels in mixed(dataset, extra):\n        return torch.tensor(images)\n",
         # A list of numbers repeated; next() of what is not known to give tensors, or of the
         # file's own iter().
         "import torch\ndef f(n, rows):\n    return torch.tensor([0.0] * n), torch.tensor(next(iter(rows)))\n",
