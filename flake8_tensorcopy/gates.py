@@ -1098,9 +1098,11 @@ class AccumulationGate(Gate):
             if loss and isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_words(loop.iter) | _words(loop.target)):
                 if any(_loss_call(call) for call, _ in calls):
                     return True
-            # The rule's outputs of a module this function trains, kept across a loop that
-            # runs a backward on every iteration.
+            # The rule's losses, and outputs of a module this function trains, kept across a
+            # loop that runs a backward on every iteration.
             if any(outer in loops for _, loops in backward for outer in around):
+                if loss:
+                    return True
                 if trains is None:
                     trains = any(self._trains(call, function) for call, _ in calls)
                 if trains:

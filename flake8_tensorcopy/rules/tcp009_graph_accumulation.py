@@ -129,7 +129,8 @@ class GraphAccumulation(Rule):
         "the result of a loss function called on two or more arguments (`criterion(out, y)`, "
         "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`), also the names that "
         "say they are losses among those it hands back (`loss, mf_loss, acc = model.bpr_loss(u, i)`: not "
-        "`acc`). Not flagged under "
+        "`acc`); such a loss accumulated in an inner loop (over tasks, heads) of a loop that "
+        "runs a `.backward()` every iteration is judged on that outer loop. Not flagged under "
         "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
         "on every iteration of the loop (a reset under an `if`, every `log_interval` batches, still "
         "keeps that many graphs), feeds a `.backward()`, or (for loss-function evidence) is returned: that is "
@@ -297,8 +298,22 @@ class GraphAccumulation(Rule):
             "        self.centers = sums\n",
             [(13, 28)],
         ),
+        # Losses of each task summed inside the batch loop, which trains on every batch: the
+        # batch's own sum is its loss; the run's total keeps every batch's graph.
+        Example(
+            "import torch.nn.functional as F\ndef train(model, opt, loader, heads):\n    total = 0\n"
+            "    for x, y in loader:\n        batch = 0\n        for head in heads:\n"
+            "            loss = F.cross_entropy(head(model(x)), y)\n            batch += loss\n"
+            "            total += loss\n        opt.zero_grad()\n        batch.backward()\n        opt.step()\n"
+            "    return total\n",
+            [(9, 22)],
+        ),
     )
     clean = (
+        # The same sum built afresh for each batch and backpropagated: the loss itself.
+        "import torch.nn.functional as F\ndef train(model, opt, loader, heads):\n    for x, y in loader:\n"
+        "        total = 0\n        for head in heads:\n            total += F.cross_entropy(head(model(x)), y)\n"
+        "        opt.zero_grad()\n        total.backward()\n        opt.step()\n",
         # Counts of right answers: a comparison of the model's outputs holds no graph.
         "import torch\nclass Client:\n    def train(self, model, loader, criterion, classes):\n"
         "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n        right = torch.zeros(classes)\n"
@@ -773,12 +788,17 @@ class GraphAccumulation(Rule):
             backward_each_iteration = any(loop in loops and keys & names for keys, loops in backward)
             if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
                 suspects.append((candidate, backward_each_iteration))
-            elif candidate.model_output and (training := _training_loop(candidate, backward)) is not None:
+            elif (candidate.model_output or candidate.loss) and (training := _training_loop(candidate, backward)) is not None \
+                    and (candidate.model_output or training is not candidate.loop):
                 # What the trained model returns, kept across the iterations of a loop that
                 # trains on each (``stats[i] += features.mean(0)`` under ``for i in labels``
-                # inside the batch loop): its graph, judged on that loop.
+                # inside the batch loop), or a loss kept so from an inner loop (``total +=
+                # loss`` under ``for task in tasks`` there): its graph, judged on that loop. A
+                # loss summed so was backpropagated each iteration: handing it back is no loss
+                # to use. (A loss stored each iteration of the loop that backpropagates it is
+                # one term of the loss being built: ``terms[i] = loss_i``, then their sum.)
                 depth = candidate.depth - (len(candidate.loops) - candidate.loops.index(training)) + 1
-                suspects.append((replace(candidate, loop=training, depth=depth), False))
+                suspects.append((replace(candidate, loop=training, depth=depth), not candidate.model_output))
         if not suspects:
             return
         backpropagated = _closure(set().union(*(keys for keys, _ in frame.backward)), frame.feeds)
