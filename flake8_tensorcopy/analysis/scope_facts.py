@@ -687,7 +687,7 @@ class ScopeFacts:
         DataLoader's batch (``for batch in loader: yield batch``) or a tensor."""
         items = [self.value(v) if v is not None else None for v in self.yielded]
         items += [self._element_of(source) for source in self.yielded_from]
-        item = join(items) if items else None
+        item = join(items)
         if item == Holds.BATCH:
             return Holds.BATCH_STREAM
         return Holds.TENSOR_STREAM if isinstance(item, TensorInfo) else None

@@ -779,6 +779,7 @@ class GraphAccumulation(Rule):
         operands = partial(_operands, loss_results=frame.loss_results, modules=frozenset(self.context.imports.aliases))
         backward = [(_closure(set(keys), frame.feeds, operands), loops) for keys, loops in frame.backward] \
             if frame.candidates else []
+        stepping = {loop for _, loops in frame.backward for loop in loops}  # loops that run a backward
         for candidate in frame.candidates:
             loop = id(candidate.loop)
             names = candidate.names - {name for name, loops in frame.detached if loop in loops}
@@ -788,8 +789,8 @@ class GraphAccumulation(Rule):
             backward_each_iteration = any(loop in loops and keys & names for keys, loops in backward)
             if backward_each_iteration or (candidate.loss and _over_data(candidate.loop)):
                 suspects.append((candidate, backward_each_iteration))
-            elif (candidate.model_output or candidate.loss) and (training := _training_loop(candidate, backward)) is not None \
-                    and (candidate.model_output or training is not candidate.loop):
+            elif (training := _training_loop(candidate, stepping)) is not None \
+                    and (candidate.model_output or candidate.loss and training is not candidate.loop):
                 # What the trained model returns, kept across the iterations of a loop that
                 # trains on each (``stats[i] += features.mean(0)`` under ``for i in labels``
                 # inside the batch loop), or a loss kept so from an inner loop (``total +=
@@ -862,9 +863,9 @@ def _operands(node: ast.expr, loss_results: set[str], modules: frozenset[str] = 
     return set()
 
 
-def _training_loop(candidate: _Candidate, backward: list[tuple[set[str], tuple[int, ...]]]) -> ast.AST | None:
-    """The innermost of the candidate's loops that runs a backward on every iteration."""
-    stepping = {loop for _, loops in backward for loop in loops}
+def _training_loop(candidate: _Candidate, stepping: set[int]) -> ast.AST | None:
+    """The innermost of the candidate's loops that runs a backward on every iteration (the
+    ids of such loops: ``stepping``)."""
     return next((loop for loop in reversed(candidate.loops) if id(loop) in stepping), None)
 
 
