@@ -237,6 +237,14 @@ class AstCallShape(CallShape):
         )
 
 
+def legacy_scalar(node: ast.Subscript) -> bool:
+    """``loss.data[0]``: before PyTorch 0.4 the Python number of a one-element tensor (code of
+    that age passes it around as one); since, a row. What the code means is unknown."""
+    value, index = node.value, node.slice
+    return isinstance(value, ast.Attribute) and value.attr == "data" \
+        and isinstance(index, ast.Constant) and type(index.value) is int
+
+
 def integer_literal(node: ast.expr) -> bool:
     """``3``, ``-1``, ``True``."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):

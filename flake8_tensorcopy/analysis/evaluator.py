@@ -306,7 +306,9 @@ class Inference:
             return self._attribute_info(node)
         if isinstance(node, ast.Subscript):
             if self.info(node.value):
-                return TENSOR
+                # Before PyTorch 0.4 an item of a 1-d tensor was a number (see legacy_scalar).
+                legacy = self.summary is not None and self.summary.legacy_scalars and integer_literal(node.slice)
+                return None if legacy else TENSOR
             base = self.summarised(node.value)
             if base in _INDEXED_TO_TENSORS:
                 return TENSOR

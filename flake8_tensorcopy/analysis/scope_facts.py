@@ -48,6 +48,7 @@ from .vocabulary import (
 from .in_force import StraightPaths
 from .values import Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
 from .ast_patterns import (
+    legacy_scalar,
     repeats_a_sequence,
     AstCallShape,
     integer_literal,
@@ -141,6 +142,7 @@ class ScopeFacts:
         self.qualname = qualname
         self.imports = summary.imports
         self.calls: list[ast.Call] = []
+        self._own_calls: list[ast.Call] = []  # not those of its lambdas and comprehensions
         self.bindings: dict[str, list[_Binding]] = {}
         self.elements: dict[str, list[ast.expr]] = {}  # what element writes put into a name
         self.inner_elements: dict[str, list[ast.expr]] = {}  # rows[i].append(v): into the lists it holds
@@ -149,7 +151,8 @@ class ScopeFacts:
         self.yielded: list[ast.expr | None] = []  # ``yield v``: v
         self.yielded_from: list[ast.expr] = []  # ``yield from it``: it
         self._tested: set[str] = set()  # names whose type the scope tests (isinstance)
-        # name -> the lines where the scope uses it as only a tensor can be used
+        # name, or attribute chain ("loss_fn.anchor"), -> the lines where the scope uses it
+        # as only a tensor can be used
         self._used_as_tensor: dict[str, list[int]] = {}
         self._values: dict[str, Value] = {}
         self._names_read: dict[int, frozenset[str]] = {}  # id(a binding's source) -> the names in it
@@ -211,12 +214,13 @@ class ScopeFacts:
     def _note(self, node: ast.AST) -> None:  # noqa: C901 (one dispatch over node types)
         if isinstance(node, ast.Call):
             self.calls.append(node)
+            self._own_calls.append(node)
             self._note_element_write(node)
             self._note_tensor_input(node)
             func = node.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            if isinstance(func, ast.Attribute) and (used := _chain(func.value)) is not None \
                     and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)):
-                self._use_as_tensor(func.value.id, node.lineno)  # x.contiguous(), x.stride(0), x.size(0)
+                self._use_as_tensor(used, node.lineno)  # x.contiguous(), x.stride(0), x.size(0)
             elif isinstance(func, ast.Attribute) and func.attr in TENSOR_ONLY_CALLS \
                     and (moved := _through_tensor_methods(func.value)) is not None:
                 self._use_as_tensor(moved, node.lineno)  # x.cpu().numpy(): what a module's .cpu() is not
@@ -264,9 +268,9 @@ class ScopeFacts:
         elif isinstance(node, ast.YieldFrom):
             self.is_generator = True
             self.yielded_from.append(node.value)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        elif isinstance(node, ast.Attribute) and (used := _chain(node.value)) is not None:
             if node.attr in TENSOR_ONLY_MEMBERS:
-                self._use_as_tensor(node.value.id, node.lineno)
+                self._use_as_tensor(used, node.lineno)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             self._bind(node.name, "other")
         elif isinstance(node, ast.MatchMapping) and node.rest:
@@ -301,8 +305,8 @@ class ScopeFacts:
             first = first.func.value
         if isinstance(first, ast.Subscript) and isinstance(first.value, ast.Name) and _indexed_by_dimensions(first):
             first = first.value  # Variable(x[None, :, :]): a list takes no such index, an array gives no tensor
-        if isinstance(first, ast.Name) and self.imports.qualify_expression(call.func) in _TENSOR_INPUTS:
-            self._use_as_tensor(first.id, call.lineno)
+        if (used := _chain(first)) is not None and self.imports.qualify_expression(call.func) in _TENSOR_INPUTS:
+            self._use_as_tensor(used, call.lineno)
 
     def _note_element_write(self, call: ast.Call) -> None:
         """``vals.append(t)``, ``vals.insert(0, t)``, ``vals.extend(ts)``; ``rows[i].append(t)``
@@ -355,12 +359,12 @@ class ScopeFacts:
                 return self._parameter_value(binding.source)
         return None
 
-    @functools.cached_property
+    @property
     def legacy_scalars(self) -> bool:
-        """Whether the scope reads ``loss.data[0]`` as code written before PyTorch 0.4 did (see
-        ``_legacy_scalar``): code of that age iterated a 1-d tensor into numbers, so what it
-        gets from iterating a tensor is unknown."""
-        return any(type(node) is ast.Subscript and _legacy_scalar(node) for node, *_ in self.summary.own_code(self.scope).nodes)
+        """Whether the file reads ``loss.data[0]`` as code written before PyTorch 0.4 did (see
+        ``legacy_scalar``): code of that age iterated a 1-d tensor into numbers, and indexed
+        one into a number, so what it gets from either is unknown."""
+        return self.summary.legacy_scalars
 
     def bound_only_to_results(self, name: str) -> bool:
         """Every binding of ``name`` in this scope is the result of a call that returns a new
@@ -538,8 +542,71 @@ class ScopeFacts:
         if binding.kind == "value" or isinstance(binding.source, Unpacked):
             if not isinstance(source, _OPAQUE_SOURCES):
                 return None
-        used = self._used_as_tensor.get(name)
-        return TENSOR if used is not None and min(used) >= binding.line else None
+        used = self._tensor_uses(name)
+        return TENSOR if used and min(used) >= binding.line else None
+
+    def _tensor_uses(self, name: str) -> list[int]:
+        """The lines where the scope uses ``name`` as only a tensor can be used: its own
+        evidence, and the input or target of a torch.nn loss (``criterion(out, y)``), which
+        takes only tensors."""
+        used = list(self._used_as_tensor.get(name, ()))
+        used.extend(call.lineno for call in self._first_arguments.get(name, ()) if self._calls_a_loss(call))
+        return used
+
+    @functools.cached_property
+    def _first_arguments(self) -> dict[str, list[ast.Call]]:
+        """name -> the scope's own calls that pass it as their first or second positional
+        argument."""
+        calls: dict[str, list[ast.Call]] = {}
+        for call in self._own_calls:
+            for argument in call.args[:2]:
+                if isinstance(argument, ast.Name):
+                    calls.setdefault(argument.id, []).append(call)
+        return calls
+
+    def _calls_a_loss(self, call: ast.Call) -> bool:
+        """``criterion(out, y)``, ``self.criterion(out, y)`` of a torch.nn loss module."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self.own_call(func.id) is None and self.name_value(func.id) == Holds.LOSS
+        if isinstance(func, ast.Attribute):
+            receiver = self.value(func.value)
+            return isinstance(receiver, Instance) and self.summary.attribute(receiver, func.attr) == Holds.LOSS
+        return False
+
+    def _used_chain(self, node: ast.Attribute) -> bool:
+        """``anchorloss.anchor.data``, which the scope elsewhere hands to ``torch.zeros_like``
+        or calls ``.detach()`` on, as only a tensor can be: the same object wherever the
+        scope reads it, when the name under it has one binding and nothing the scope assigns
+        to the chain (or a part of it) may be in force where ``node`` runs."""
+        chain = _chain(node)
+        if chain is None or chain not in self._used_as_tensor:
+            return False
+        root = chain.partition(".")[0]
+        if root in self._tested or len(self.bindings.get(root, ())) > 1:
+            return False
+        prefixes = {chain.rsplit(".", depth)[0] for depth in range(chain.count("."))}
+        for statement, target in self._attribute_writes:
+            if _chain(target) in prefixes and self.may_reach(statement, node):
+                return False
+        return True
+
+    @functools.cached_property
+    def _attribute_writes(self) -> list[tuple[ast.stmt, ast.Attribute]]:
+        """Each assignment (plain, augmented, annotated, deletion) to an attribute, with its
+        target."""
+        writes = []
+        for node, *_ in self.summary.own_code(self.scope).nodes:
+            targets = (
+                node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+                else ()
+            )
+            for target in targets:
+                for part in ast.walk(target):
+                    if isinstance(part, ast.Attribute):
+                        writes.append((node, part))
+        return writes
 
     def _parameter_value(self, argument: ast.arg) -> Value:
         annotated = annotation_value(argument.annotation, self.imports) if argument.annotation else None
@@ -552,11 +619,11 @@ class ScopeFacts:
             return None
         # Evidence from use: read before the function rebinds the name, so that it is the
         # parameter that is used (``x = torch.tensor(x)`` then ``x.detach()`` says nothing).
-        used = self._used_as_tensor.get(name)
+        used = self._tensor_uses(name)
         rebound = min(
             (b.line for b in self.bindings[name] if b.kind != "param" and not _moved_onto_itself(name, b)), default=None
         )
-        if used is not None and (rebound is None or min(used) <= rebound) and not self._branch_decides(name, used):
+        if used and (rebound is None or min(used) <= rebound) and not self._branch_decides(name, used):
             return TENSOR
         if name in self._documented_tensors:
             return TENSOR
@@ -714,7 +781,7 @@ class ScopeFacts:
         if isinstance(node, ast.Attribute):
             return self._attribute_value(node)
         if isinstance(node, ast.Subscript):
-            if _legacy_scalar(node):
+            if legacy_scalar(node):
                 return None
             base = self.value(node.value)
             if isinstance(base, tuple):  # f()[0] of a function that returns a tuple
@@ -723,7 +790,9 @@ class ScopeFacts:
                 if type(position) is int and -len(base) <= position < len(base):
                     return base[position]
                 return None
-            if isinstance(base, TensorInfo) or base == Holds.STATE_DICT:
+            if isinstance(base, TensorInfo):
+                return None if self.legacy_scalars and integer_literal(node.slice) else TENSOR
+            if base == Holds.STATE_DICT:
                 return TENSOR
             if base == Holds.BATCH:
                 return TENSOR if batch_item(base, node.slice) else None
@@ -901,8 +970,10 @@ class ScopeFacts:
             return TENSOR
         if receiver is None and self.summary.project is not None \
                 and (qualified := self.imports.qualify_expression(node)) is not None:
-            return self.summary.imported_value(qualified)  # config.MEAN
-        return None
+            value = self.summary.imported_value(qualified)  # config.MEAN
+            if value is not None:
+                return value
+        return TENSOR if receiver is None and self._used_chain(node) else None
 
 
 def batch_item(base: Value, index: ast.expr) -> bool:
@@ -941,19 +1012,20 @@ def _empty_list_unpacked(binding: _Binding) -> bool:
     return isinstance(element, ast.List) and not element.elts
 
 
-def _legacy_scalar(node: ast.Subscript) -> bool:
-    """``loss.data[0]``: before PyTorch 0.4 the Python number of a one-element tensor (code of
-    that age passes it around as one); since, a row. What the code means is unknown."""
-    value, index = node.value, node.slice
-    return isinstance(value, ast.Attribute) and value.attr == "data" \
-        and isinstance(index, ast.Constant) and type(index.value) is int
-
-
 def _sized_call(call: ast.Call) -> bool:
     """``x.view(-1, 5)``, ``x.size(0)``: see ``SIZED_TENSOR_METHODS``."""
     return isinstance(call.func, ast.Attribute) and call.func.attr in SIZED_TENSOR_METHODS and any(
         integer_literal(argument) for argument in call.args
     )
+
+
+def _chain(node: ast.expr) -> str | None:
+    """``x`` of a name, ``x.a.b`` of attributes read from a name; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _sliced(node: ast.expr) -> str | None:

@@ -21,10 +21,11 @@ so the prefilter's decisions and the findings cannot disagree.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 
 from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
-from .ast_patterns import attributes_loaded_back, spans_any, statement_first_line, stored_targets, target_paths, written_in_place
+from .ast_patterns import attributes_loaded_back, legacy_scalar, spans_any, statement_first_line, stored_targets, target_paths, written_in_place
 from .class_facts import ClassFacts
 from .own_code import OwnCode, own_code
 from .project import Project, locate
@@ -245,6 +246,14 @@ class ModuleSummary:
         ("" at module level): a chunk parsed on its own starts there."""
         self._build_index()
         return self._starts.get(first_line, "")
+
+    @functools.cached_property
+    def legacy_scalars(self) -> bool:
+        """Whether the file reads ``loss.data[0]`` anywhere, as code written before PyTorch
+        0.4 did (see ``legacy_scalar``)."""
+        if self._source is not None and ".data[" not in self._source:
+            return False
+        return any(type(node) is ast.Subscript and legacy_scalar(node) for node in ast.walk(self.tree))
 
     def own_code(self, scope: ast.AST) -> OwnCode:
         """The nodes of a scope's own code (see ``own_code``), walked once."""

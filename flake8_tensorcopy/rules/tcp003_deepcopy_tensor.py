@@ -42,7 +42,9 @@ class DeepcopyTensor(Rule):
         "to which every call passes a tensor (the file's, and for a module-level function or a class's "
         "`__init__` those of the modules that import it); `list(model.parameters())`; a number to which a tensor "
         "is added (`s = 0.0; s += t`); a copy bound to a name the function uses as only a tensor can "
-        "be (`image = copy.deepcopy(im)`, then `Variable(image)`). {accuracy} Misses include values whose receiver no "
+        "be (`image = copy.deepcopy(im)`, then `Variable(image)`); an attribute chain the function uses as only "
+        "a tensor can be (`torch.zeros_like(loss_fn.anchor.data)`), when nothing rebinds the name under it "
+        "or assigns the chain in between; the input or target of a torch.nn loss (`criterion(out, y)`). {accuracy} Misses include values whose receiver no "
         "reading can tell (an attribute of an object moved through a chain of calls) and a "
         "parameter some call passes something else to.",
         fix_safety="`copy.deepcopy(t)` becomes `t.detach().clone()`: unsafe, the copy no longer "
@@ -84,6 +86,14 @@ class DeepcopyTensor(Rule):
         # `.numpy()` of its `.cpu()`: a module's `.cpu()` has no `.numpy()`.
         Example("import copy\ndef f(image):\n    shape = image.cpu().numpy().shape\n    return copy.deepcopy(image), shape\n",
                 [(4, 12)]),
+        # An attribute chain the function hands to `torch.zeros_like`: the same tensor where
+        # it is copied.
+        Example("import copy\nimport torch\ndef f(loss_fn):\n    start = copy.deepcopy(loss_fn.anchor.data)\n"
+                "    return start, torch.zeros_like(loss_fn.anchor.data)\n", [(4, 13)]),
+        # The input of a torch.nn loss: only a tensor.
+        Example("import copy\nfrom torch import nn\ndef f(model, x, target):\n    criterion = nn.MSELoss()\n"
+                "    out, feats = model(x)\n    kept = copy.deepcopy(feats.data)\n"
+                "    return criterion(feats, target), kept\n", [(6, 12)]),
     )
     clean = (
         # `.cuda()` alone: a module has it too.
@@ -105,6 +115,21 @@ class DeepcopyTensor(Rule):
         "import copy\ndef f(x):\n    if isinstance(x, dict):\n        return copy.deepcopy(x)\n    return x.detach()\n",
         "import copy\nfrom torch import nn\ndef f():\n    layers = []\n    layers.append(nn.Linear(2, 2))\n    return copy.deepcopy(layers)\n",
         "import copy\ndef f(xs):\n    s = 0.0\n    for x in xs:\n        s += x.item()\n    return copy.deepcopy(s)\n",
+        # The name under the chain is bound again: the use may be of another object.
+        "import copy\nimport torch\ndef f(run, load):\n    kept = copy.deepcopy(run.best)\n    run = load(run)\n"
+        "    return kept, torch.zeros_like(run.best)\n",
+        # Assigned in the loop that reads it: what the use sees may not be what is copied.
+        "import copy\nimport torch\ndef f(run, items):\n    for item in items:\n        kept = copy.deepcopy(run.best)\n"
+        "        run.best = item\n        torch.zeros_like(run.best)\n    return kept\n",
+        # CTCLoss's lengths may be tuples of ints: only a loss's input and target tell.
+        "import copy\nfrom torch import nn\ndef f(log_probs, targets, lengths):\n    ctc = nn.CTCLoss()\n"
+        "    kept = copy.deepcopy(lengths)\n    return ctc(log_probs, targets, lengths, lengths), kept\n",
+        # A comprehension's own `x`, not the function's, goes into the loss.
+        "import copy\nfrom torch import nn\ndef f(x, pairs):\n    crit = nn.MSELoss()\n    kept = copy.deepcopy(x)\n"
+        "    return [crit(x, t) for x, t in pairs], kept\n",
+        # A callable the file does not know for a torch.nn loss.
+        "import copy\ndef f(make_loss, out, y):\n    criterion = make_loss()\n    kept = copy.deepcopy(y)\n"
+        "    return criterion(out, y), kept\n",
     )
 
     def visit_Call(self, node: ast.Call) -> None:

@@ -221,8 +221,15 @@ class TensorFromTensor(Rule):
         Example("import torch\ndef to_tensor(v, cuda):\n    if cuda:\n        v = torch.cuda.FloatTensor(v)\n"
                 "    else:\n        v = torch.FloatTensor(v)\n    return v\n"
                 "def returns(r, cuda):\n    return torch.FloatTensor(to_tensor(r, cuda))\n", [(9, 12)]),
+        # An item of what `.topk` gives: a 0-d tensor since PyTorch 0.4.
+        Example("import torch\nfrom torch.autograd import Variable\ndef decode(out):\n    top, idx = out.data.topk(1)\n"
+                "    return Variable(torch.LongTensor([[idx[0][0]]]))\n", [(5, 21)]),
     )
     clean = (
+        # Code written before PyTorch 0.4 (it reads `loss.data[0]`): there an item of a 1-d
+        # tensor was a number.
+        "import torch\nfrom torch.autograd import Variable\ndef step(loss):\n    return loss.data[0]\n"
+        "def decode(out):\n    top, idx = out.data.topk(1)\n    return Variable(torch.LongTensor([[idx[0][0]]]))\n",
         # Converted on one path only: the other returns what was passed.
         "import torch\ndef maybe(v, flag):\n    if flag:\n        v = torch.FloatTensor(v)\n    return v\n"
         "def returns(r):\n    return torch.FloatTensor(maybe(r, True))\n",
