@@ -545,6 +545,51 @@ class ScopeFacts:
         used = self._tensor_uses(name)
         return TENSOR if used and min(used) >= binding.line else None
 
+    def value_at(self, node: ast.expr) -> Value:
+        """What ``node`` holds where it runs. For a name that a call of the scope's own code
+        passes, bound more than once, what the bindings in force on the straight path to the
+        call hold (``labels = raw[-1]``, then ``labels = torch.tensor(labels)``, then
+        ``self.process(labels)``)."""
+        value = self.value(node)
+        if value is not None or not isinstance(node, ast.Name) or id(node) not in self._passed_names:
+            return value
+        name = node.id
+        bindings = self.bindings.get(name, ())
+        if len(bindings) < 2 or name in self._tested:
+            return value
+        reaching = self.straight_paths.in_force(name, bindings, node)
+        # Only torch's own calls and loops: a function of the project may lead back to the one
+        # whose callers are being read.
+        if not reaching or not all(
+            (binding.kind == "value" and self._torch_call(binding.source))
+            or (binding.kind == "loop" and not isinstance(binding.source, Unpacked))
+            for binding in reaching
+        ):
+            return value
+        values = [self._binding_value(name, binding) for binding in reaching]
+        return TENSOR if all(isinstance(v, TensorInfo) for v in values) else value
+
+    def _torch_call(self, node: ast.AST | None) -> bool:
+        """``torch.tensor(x)``, ``torch.from_numpy(a).float()``: a call of torch's, or a
+        method called on one."""
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and self.imports.qualify_expression(node.func) is None:
+            node = node.func.value
+        if not isinstance(node, ast.Call):
+            return False
+        qualified = self.imports.qualify_expression(node.func)
+        return qualified is not None and qualified.partition(".")[0] == "torch"
+
+    @functools.cached_property
+    def _passed_names(self) -> set[int]:
+        """id() of each name that a call of the scope's own code passes as an argument."""
+        return {
+            id(argument)
+            for call in self._own_calls
+            for argument in (*call.args, *(keyword.value for keyword in call.keywords))
+            if isinstance(argument, ast.Name)
+        }
+
     def _tensor_uses(self, name: str) -> list[int]:
         """The lines where the scope uses ``name`` as only a tensor can be used: its own
         evidence, and the input or target of a torch.nn loss (``criterion(out, y)``), which

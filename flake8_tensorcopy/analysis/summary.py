@@ -559,7 +559,7 @@ class ModuleSummary:
         arguments = self._arguments_in_file(qualname, parameter, signature)
         if signature is None or arguments is None:
             return None
-        here = [self.facts(scope).value(argument) for argument, scope in arguments]
+        here = [self.facts(scope).value_at(argument) for argument, scope in arguments]
         if here and join(here) is None:
             return None  # the file's own calls disagree: no need to read the others'
         abroad = self._passed_abroad(qualname, parameter, signature)
@@ -671,7 +671,7 @@ class ModuleSummary:
             argument = signature.argument(call, parameter)
             if reaches is None or scope is None or argument is None:
                 return None
-            values.append(self.facts(scope).value(argument))
+            values.append(self.facts(scope).value_at(argument))
         if not values:
             return ()
         value = join(values)

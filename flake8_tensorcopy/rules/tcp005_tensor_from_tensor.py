@@ -221,11 +221,22 @@ class TensorFromTensor(Rule):
         Example("import torch\ndef to_tensor(v, cuda):\n    if cuda:\n        v = torch.cuda.FloatTensor(v)\n"
                 "    else:\n        v = torch.FloatTensor(v)\n    return v\n"
                 "def returns(r, cuda):\n    return torch.FloatTensor(to_tensor(r, cuda))\n", [(9, 12)]),
+        # What every call passes, read where the call is made: the binding in force there
+        # (`labels = torch.tensor(labels)`), not every binding of the name.
+        Example("import torch\nclass Windows:\n    def __init__(self, raw):\n        labels = raw[-1]\n"
+                "        labels = torch.tensor(labels).double()\n        self.labels = self.split(labels)\n"
+                "    def split(self, labels):\n        rows = []\n        for i in range(len(labels)):\n"
+                "            rows.append(labels[i])\n        return torch.Tensor(rows)\n", [(11, 16)]),
         # An item of what `.topk` gives: a 0-d tensor since PyTorch 0.4.
         Example("import torch\nfrom torch.autograd import Variable\ndef decode(out):\n    top, idx = out.data.topk(1)\n"
                 "    return Variable(torch.LongTensor([[idx[0][0]]]))\n", [(5, 21)]),
     )
     clean = (
+        # The call is made before the name is bound to a tensor.
+        "import torch\nclass Windows:\n    def __init__(self, raw):\n        labels = raw[-1]\n"
+        "        self.labels = self.split(labels)\n        labels = torch.tensor(labels).double()\n"
+        "        self.scaled = labels\n    def split(self, labels):\n        rows = []\n"
+        "        for i in range(len(labels)):\n            rows.append(labels[i])\n        return torch.Tensor(rows)\n",
         # Code written before PyTorch 0.4 (it reads `loss.data[0]`): there an item of a 1-d
         # tensor was a number.
         "import torch\nfrom torch.autograd import Variable\ndef step(loss):\n    return loss.data[0]\n"
