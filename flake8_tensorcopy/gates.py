@@ -1089,10 +1089,18 @@ class AccumulationGate(Gate):
         # What each backward reaches through the names assigned into its receiver, as the rule.
         reached = [(_fed(keys, feeds), loops) for keys, loops in backward]
         trains: bool | None = None
+        evaluates: bool | None = None
+        stepped: set[str] | None = None
         for holder, around, (loss, names) in accumulations:
             loop = around[-1]
             if holder in backpropagated:
                 continue
+            # The rule's names bound to what the file's function hands back after its backward.
+            if names:
+                if stepped is None:
+                    stepped = _stepped_names(function)
+                if names & stepped:
+                    return True
             if names and any(loop in loops and keys & names for keys, loops in reached):
                 return True
             if loss and isinstance(loop, (ast.For, ast.AsyncFor)) and over_data(_words(loop.iter) | _words(loop.target)):
@@ -1106,6 +1114,16 @@ class AccumulationGate(Gate):
                 if trains is None:
                     trains = any(self._trains(call, function) for call, _ in calls)
                 if trains:
+                    return True
+            # The rule's outputs of a module put in eval mode here, kept across a loop over data.
+            if any(isinstance(outer, (ast.For, ast.AsyncFor)) and over_data(_words(outer.iter) | _words(outer.target))
+                   for outer in around):
+                if evaluates is None:
+                    evaluates = any(
+                        (method := _method(call)) is not None and method[1] == "eval" and not _argument_count(call)
+                        for call, _ in calls
+                    )
+                if evaluates:
                     return True
         return False
 
@@ -1232,9 +1250,97 @@ def _dotted_names(node: ast.expr) -> set[str]:
     return {dotted for part in ast.walk(node) if (dotted := _dotted(part))}
 
 
+@functools.lru_cache(maxsize=256)
+def _backpropagated_returns(definition: ast.AST) -> frozenset[tuple[int, int] | None]:
+    positions: set[tuple[int, int] | None] = set()
+    backward: set[str] = set()
+    feeds: list[tuple[str, ast.expr]] = []
+    detached: set[str] = set()
+    returns: list[ast.expr] = []
+    pending = list(ast.iter_child_nodes(definition))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*FUNCTION_DEFS, ast.ClassDef, ast.Lambda)):
+            continue  # their own code
+        pending.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Call) and _callee(node) in BACKWARD_CALLEES:
+            method = _method(node)
+            parts = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if method is not None and method[1] == "backward":
+                parts.append(method[0])
+            backward.update(part.id for part in parts if isinstance(part, ast.Name))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            feeds.append((node.targets[0].id, node.value))
+            method = _method(node.value)
+            if method is not None and method[1] in DETACHING or isinstance(node.value, ast.Attribute) \
+                    and node.value.attr in DETACHING:
+                detached.add(node.targets[0].id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            feeds.append((node.target.id, node.value))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returns.append(node.value)
+    if not backward:
+        return frozenset()
+    reached = _fed(backward, [(name, _terms(value)) for name, value in feeds]) - detached
+    for value in returns:
+        if isinstance(value, ast.Name) and value.id in reached:
+            positions.add(None)
+        elif isinstance(value, ast.Tuple):
+            positions.update(
+                (position, len(value.elts)) for position, element in enumerate(value.elts)
+                if isinstance(element, ast.Name) and element.id in reached
+            )
+    return frozenset(positions)
+
+
+def _stepped_names(function: FunctionFacts) -> set[str]:
+    """The names the scope binds to a call of a function or method of the file (any of that
+    name) that hands back something it backpropagated (see :func:`backpropagated_returns`)."""
+    stepping: set[str] | None = None
+    names: set[str] = set()
+    for node, _ in function.own_nodes:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _callee(node.value)):
+            continue
+        if stepping is None:
+            stepping = {
+                qualname.rpartition(".")[2]
+                for qualname, definitions in function.summary.definitions.items()
+                for definition in definitions
+                if isinstance(definition, FUNCTION_DEFS) and backpropagated_returns(definition)
+            }
+        if _callee(node.value) in stepping:
+            names.update(name for target in node.targets for name, _ in target_paths(target))
+    return names
+
+
+def backpropagated_returns(definition: ast.AST) -> frozenset[tuple[int, int] | None]:
+    """What a function hands back that it ran a ``backward`` through: None for a returned
+    name, (position, width) for a name in a returned tuple; the name is the receiver (or
+    argument) of a ``backward`` in it, or a term assigned into one (``loss += reg``), never
+    detached in it (``loss = loss.detach()``)."""
+    return _backpropagated_returns(definition)
+
+
+def _terms(node: ast.expr) -> set[str]:
+    """The names a value is computed from by arithmetic (``a + w * b``, ``a.mean()``): not
+    a call's arguments."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.BinOp):
+        return _terms(node.left) | _terms(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _terms(node.operand)
+    method = _method(node)
+    if method is not None and method[1] in GRAPH_PRESERVING:
+        return _terms(method[0])
+    return set()
+
+
 def _loss_call(call: ast.Call) -> bool:
+    """A loss function's call (see ``is_loss_call``); a private name counts as its public
+    one (``self.__loss_function(out, y)``, ``self._criterion(out, y)``)."""
     constructor = _callee(call.func) if isinstance(call.func, ast.Call) else ""
-    return is_loss_call(_callee(call), _argument_count(call), constructor)
+    return is_loss_call(_callee(call).lstrip("_"), _argument_count(call), constructor)
 
 
 def _words(node: ast.expr) -> set[str]:

@@ -456,6 +456,16 @@ KNOWN_GAPS = {
         "        l = F.mse_loss(out, y) * 2\n"
         "        self.running = self.running + l\n",
     ): {(6, "TCP009")},  # `l` is not named like a loss and the scope calls no .backward()
+    (
+        "TCP009",
+        "import torch\n"
+        "def predict_all(model, loader):\n"
+        "    model.eval()\n"
+        "    outputs = []\n"
+        "    for x, _ in loader:\n"
+        "        outputs.append(model(x))\n"
+        "    return torch.cat(outputs)\n",
+    ): {(6, "TCP009")},  # what a module in eval mode returns: no loss named, no .backward()
 }
 
 FLAGGED = [(rule.code, index, example) for rule in ALL_RULES for index, example in enumerate(rule.flagged)]

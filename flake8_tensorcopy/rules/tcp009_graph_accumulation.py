@@ -35,7 +35,7 @@ from ..analysis.vocabulary import (
 from ..ast_scopes import is_no_grad
 from ..analysis.ast_patterns import parameter_owners, unstarred
 from ..analysis.values import Instance
-from ..gates import AccumulationGate, _loss_call, _same
+from ..gates import AccumulationGate, _loss_call, _same, backpropagated_returns
 from ..imports import FUNCTION_DEFS
 from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
@@ -51,6 +51,7 @@ class _Candidate:
     branches: tuple[tuple[int, int], ...]  # the ``if`` suites around it (see _Rebinding)
     depth: int  # how many loops are open around it (of the whole walk)
     model_output: bool = False  # built from what a module this function trains returns
+    evaluated_output: bool = False  # built from what a module it puts in eval mode returns
     loops: tuple[ast.AST, ...] = ()  # the function's loops around it, outermost first
 
 
@@ -97,8 +98,17 @@ class _Frame:
     # Modules this function trains: their parameters go to an optimizer built here, or it
     # calls their `.train()`.
     trained: set[str] = field(default_factory=set)
+    evaluated: set[str] = field(default_factory=set)  # modules put in eval mode: `model.eval()`
+    # Names bound to what the file's function hands back after backpropagating it
+    # (``loss, acc = step(x)``, whose ``loss.backward()`` ran in it).
+    stepped: set[str] = field(default_factory=set)
     # name -> the call it was last bound to, or unpacked from (`features, out = model(x)`)
     call_results: dict[str, ast.Call] = field(default_factory=dict)
+    # name -> every value of a plain binding that may reach here (None: bound otherwise),
+    # merged over the branches of ``if``s and loops as the bindings are; and, per open
+    # ``if`` or loop, the values before it and at the end of each branch.
+    reaching: dict[str, tuple[ast.expr | None, ...]] = field(default_factory=dict)
+    open_branches: list[tuple[dict, list[dict]]] = field(default_factory=list)
 
 
 class GraphAccumulation(Rule):
@@ -113,7 +123,11 @@ class GraphAccumulation(Rule):
         # A backward or a loss call; ``nn.MSELoss(...)(`` only when called at once (not
         # ``class FocalLoss(_Loss):`` nor ``criterion = nn.MSELoss()``).
         rf"backward{WS}\(|criterion{WS}\(|loss(?:_fn|_func|_function|fn)?{WS}\(|cross_entropy{WS}\("
-        rf"|with_logits{WS}\(|kl_div{WS}\(|Loss{WS}\((?:[^()]++|\([^()]*+\))*+(?:\){WS}\(|\()",
+        rf"|with_logits{WS}\(|kl_div{WS}\(|Loss{WS}\((?:[^()]++|\([^()]*+\))*+(?:\){WS}\(|\()"
+        # A loss kept that a function of the file may have backpropagated (``total_loss +=
+        # step_loss``); the outputs of a module put in eval mode (``model.eval()``).
+        rf"|loss\w*+[ \t]*+[-+]=|[-+]=[ \t]*+\w*loss|\.{WS}(?:append|extend|insert){WS}\({WS}\w*loss"
+        rf"|\.{WS}eval{WS}\({WS}\)",
         rf"[-+]=|\]{WS}=(?!=)|\.{WS}(?:append|extend|insert){WS}\("
         rf"|(?<![\w.])([A-Za-z_][\w.]*)[ \t]*=(?!=)(?:[\s\\(]++|\#[^\n]*+)*+\1(?:[\s\\)]++|\#[^\n]*+)*+[-+]",
         rf"(?:{word('for')}|{word('while')})\b",
@@ -130,7 +144,12 @@ class GraphAccumulation(Rule):
         "`loss_fn(...)`, `*_loss(...)`, `F.cross_entropy(...)`, `nn.MSELoss()(...)`), also the names that "
         "say they are losses among those it hands back (`loss, mf_loss, acc = model.bpr_loss(u, i)`: not "
         "`acc`); such a loss accumulated in an inner loop (over tasks, heads) of a loop that "
-        "runs a `.backward()` every iteration is judged on that outer loop. Not flagged under "
+        "runs a `.backward()` every iteration is judged on that outer loop. Also: a loss the file's own "
+        "function (or its class's method) hands back after running a `.backward()` through it (`loss, n = "
+        "fit_batch(...)`: a backward in the loop); what a module this function trains returns (`features, out = "
+        "model(x)`), kept across the loop that trains it, handed back or not; in a loop over batches, what a "
+        "module it puts in eval mode returns (`outputs.append(model(x))`, not `detections += net(x)` into a list). "
+        "A name bound in each branch of an `if` has the evidence of every binding that reaches it. Not flagged under "
         "`torch.no_grad()`/`inference_mode()` in the same function, nor when the holder is reset "
         "on every iteration of the loop (a reset under an `if`, every `log_interval` batches, still "
         "keeps that many graphs), feeds a `.backward()`, or (for loss-function evidence) is returned: that is "
@@ -151,7 +170,9 @@ class GraphAccumulation(Rule):
         fixture="fixtures/tcp009_graph_accumulation.py",
         known_problems="Function-local: an evaluation function called under `no_grad` by its caller is still "
         "flagged (add `@torch.no_grad()` to it, which also saves the memory); a backward made "
-        "in another method (`self.backward()`) is not seen. The other way round, a loss of what an "
+        "in another method (`self.backward()`) is not seen, nor a loss handed back by a method "
+        "of an object whose class is not known here (`agent.fit_batch()`); a value made under `torch.no_grad()` "
+        "carries no module's graph wherever it is kept. The other way round, a loss of what an "
         "evaluation wrapper returns (the file's function, or a method or `__call__` of the project's "
         "class, that makes every value it returns under `torch.no_grad()`) against the batch's own "
         "items is no graph, and is not flagged. Loss functions are recognised by "
@@ -308,6 +329,52 @@ class GraphAccumulation(Rule):
             "    return total\n",
             [(9, 22)],
         ),
+        # Bound in both branches of an ``if``: evidence from every binding that reaches the sum.
+        Example(
+            "import torch.nn.functional as F\ndef validate(model, val_loader, binary):\n"
+            "    model.eval()\n    total = 0\n    for x, y in val_loader:\n        out = model(x)\n"
+            "        if binary:\n            loss = model.bce(out, y)\n        else:\n"
+            "            loss = F.cross_entropy(out, y)\n        total += loss\n"
+            "    return total / len(val_loader)\n",
+            [(11, 18)],
+        ),
+        # Rows of what the trained model returns, kept across its batches and handed back.
+        Example(
+            "import torch\ndef local_train(model, loader, criterion, classes):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "    rows = [[] for _ in range(classes)]\n    for x, y in loader:\n"
+            "        out, features = model(x)\n        loss = criterion(out, y)\n"
+            "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+            "        for i in range(len(y)):\n            rows[int(y[i])].append(features[i, :])\n"
+            "    return rows\n",
+            [(12, 36)],
+        ),
+        # What a module put in eval mode returns, kept across the batches outside no_grad.
+        Example(
+            "import torch\ndef predict_all(model, loader):\n    model.eval()\n    outputs = []\n"
+            "    for x, _ in loader:\n        outputs.append(model(x))\n"
+            "    return torch.cat(outputs)\n",
+            [(6, 24)],
+        ),
+        # A loss the file's own function backpropagated and handed back, summed over the steps.
+        Example(
+            "def fit_batch(model, opt, batch, criterion):\n    out = model(batch[0])\n"
+            "    loss = criterion(out, batch[1])\n    opt.zero_grad()\n    loss.backward()\n"
+            "    opt.step()\n    return loss, out.shape[0]\n"
+            "def train(model, opt, batches, criterion):\n    total_loss, seen = 0, 0\n"
+            "    for batch in batches:\n"
+            "        step_loss, n = fit_batch(model, opt, batch, criterion)\n"
+            "        total_loss += step_loss\n        seen += n\n    return total_loss / seen\n",
+            [(12, 23)],
+        ),
+        # A loss function called by a private name is one too.
+        Example(
+            "class Learner:\n    def evaluate(self, net, loader):\n        net.eval()\n"
+            "        losses = []\n        for x, y in loader:\n"
+            "            losses.append(self.__loss_function(net(x), y))\n"
+            "        return sum(losses) / len(losses)\n",
+            [(6, 27)],
+        ),
     )
     clean = (
         # The same sum built afresh for each batch and backpropagated: the loss itself.
@@ -399,6 +466,41 @@ class GraphAccumulation(Rule):
         "import numpy as np\ndef f(model, data, criterion, history):\n    for x, y in data:\n"
         "        loss = criterion(model(x), y)\n        loss.backward()\n"
         "        loss = np.mean([loss.item()])\n        history.append(loss)\n",
+        # The same, each branch's loss taken as a number.
+        "import torch.nn.functional as F\ndef validate(model, val_loader, binary):\n"
+        "    model.eval()\n    total = 0\n    for x, y in val_loader:\n        out = model(x)\n"
+        "        if binary:\n            loss = model.bce(out, y).item()\n        else:\n"
+        "            loss = F.cross_entropy(out, y).item()\n        total += loss\n"
+        "    return total / len(val_loader)\n",
+        # The same rows, detached.
+        "import torch\ndef local_train(model, loader, criterion, classes):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    rows = [[] for _ in range(classes)]\n    for x, y in loader:\n"
+        "        out, features = model(x)\n        loss = criterion(out, y)\n"
+        "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+        "        for i in range(len(y)):\n"
+        "            rows.setdefault(int(y[i]), []).append(features[i, :].detach())\n"
+        "    return rows\n",
+        # Made under no_grad, appended after it: no graph.
+        "import torch\ndef predict_all(model, loader):\n    model.eval()\n    outputs = []\n"
+        "    for x, _ in loader:\n        with torch.no_grad():\n            out = model(x)\n"
+        "        outputs.append(out)\n    return torch.cat(outputs)\n",
+        # A list extended by what the module returns: its predictions, not a tensor of its graph.
+        "def evaluate(net, loader):\n    net.eval()\n    detections = []\n"
+        "    for batch in loader:\n        detections += net(batch)\n    return detections\n",
+        # The step hands back the loss as a number.
+        "def fit_batch(model, opt, batch, criterion):\n    out = model(batch[0])\n"
+        "    loss = criterion(out, batch[1])\n    opt.zero_grad()\n    loss.backward()\n"
+        "    opt.step()\n    return loss.item(), out.shape[0]\n"
+        "def train(model, opt, batches, criterion):\n    total_loss, seen = 0, 0\n"
+        "    for batch in batches:\n"
+        "        step_loss, n = fit_batch(model, opt, batch, criterion)\n"
+        "        total_loss += step_loss\n        seen += n\n    return total_loss / seen\n",
+        # The private loss function's result taken as a number.
+        "class Learner:\n    def evaluate(self, net, loader):\n        net.eval()\n"
+        "        losses = []\n        for x, y in loader:\n"
+        "            losses.append(self.__loss_function(net(x), y).item())\n"
+        "        return sum(losses) / len(losses)\n",
     )
 
     def __init__(self, context) -> None:
@@ -426,9 +528,52 @@ class GraphAccumulation(Rule):
 
     def visit_If_body(self, node: ast.If) -> None:
         self.branches.append((len(self.context.loops), id(node.body)))
+        self._enter_branches()
 
     def visit_If_orelse(self, node: ast.If) -> None:
         self.branches.append((len(self.context.loops), id(node.orelse)))
+        frame = self.frames[-1]
+        before, ends = frame.open_branches[-1]
+        ends.append(frame.reaching)
+        frame.reaching = dict(before)
+
+    def leave_If(self, node: ast.If) -> None:
+        self._leave_branches()
+
+    def visit_For_body(self, node: ast.For) -> None:
+        self._enter_branches()
+
+    visit_While_body = visit_For_body
+
+    def leave_For(self, node: ast.For) -> None:
+        self._leave_branches(before=True)  # the body may run zero times
+
+    leave_While = leave_For
+
+    # The values that reach a use, tracked as the walk's bindings are (``analysis/evaluator``
+    # merges them into one binding with no value).
+    def _enter_branches(self) -> None:
+        frame = self.frames[-1]
+        frame.open_branches.append((dict(frame.reaching), []))
+
+    def _leave_branches(self, before: bool = False) -> None:
+        frame = self.frames[-1]
+        if not frame.open_branches:
+            return
+        start, ends = frame.open_branches.pop()
+        ends = [*ends, frame.reaching, *([start] if before else [])]
+        merged: dict[str, tuple[ast.expr | None, ...]] = {}
+        for name in set().union(*ends):
+            values: list[ast.expr | None] = []
+            for end in ends:
+                for value in end.get(name, (None,)):  # unbound on a path: unknown there
+                    if not any(value is seen for seen in values):
+                        values.append(value)
+            merged[name] = tuple(values)
+        frame.reaching = merged
+
+    def _reach(self, name: str, value: ast.expr | None) -> None:
+        self.frames[-1].reaching[name] = (value,)
 
     def leave_If_body(self, node: ast.If) -> None:
         self.branches.pop()
@@ -455,6 +600,8 @@ class GraphAccumulation(Rule):
         # torch.autograd.backward(loss) (not helpers such as _must_be_in_backward(x)).
         if (called and callee == "eval" and not argument_count(node)) or self._volatile(node):
             self.frames[-1].evaluates = True
+            if called and (module := dotted_name(called[0])):
+                self.frames[-1].evaluated.add(module)
         if called and callee == "train" and not argument_count(node) and (module := dotted_name(called[0])):
             self.frames[-1].trained.add(module)
         elif callee[:1].isupper() and (self.inference.qualify(node.func) or "").startswith("torch.optim."):
@@ -485,6 +632,9 @@ class GraphAccumulation(Rule):
             self._accumulation(dotted_name(container_of(node.target)), node.value, node)
             if isinstance(node.target, ast.Name):  # loss += term; loss.backward(): term is backpropagated
                 self.frames[-1].feeds.append((node.target.id, node.value))
+        if isinstance(node.target, ast.Name):
+            self._reach(node.target.id, None)
+            self.frames[-1].stepped.discard(node.target.id)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         frame = self.frames[-1]
@@ -499,9 +649,17 @@ class GraphAccumulation(Rule):
                 frame.unpacked.pop(name, None)
                 if _detaches(node.value):
                     frame.detached.append((name, loops))  # loss = loss.detach()
-            if isinstance(node.value, ast.Call) and isinstance(target, (ast.Name, ast.Tuple)):
+            for name in bound_names(target):
+                frame.stepped.discard(name)
+            if isinstance(node.value, ast.Call) and isinstance(target, (ast.Name, ast.Tuple)) \
+                    and not self._under_no_grad():  # made under no_grad: no module's graph
                 for name in bound_names(target):
                     frame.call_results[name] = node.value
+                stepped = self._stepped(target, node.value)
+                if stepped:
+                    # The call runs a backward on them: one in this loop, for the rule's test.
+                    frame.stepped.update(stepped)
+                    frame.backward.append((frozenset(stepped), loops))
             else:
                 for name in bound_names(target):
                     frame.call_results.pop(name, None)
@@ -524,10 +682,24 @@ class GraphAccumulation(Rule):
         elif isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) and _spelled_alike(node, value):
             self._accumulation(dotted_name(container_of(target)), value.right, node)
 
+    def leave_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            for name in bound_names(target):
+                self._reach(name, node.value if isinstance(target, ast.Name) else None)
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         frame = self.frames[-1]
         for name in bound_names(node.target):
             frame.rebound.setdefault(name, []).append(self._rebinding(node))
+            self._reach(name, None)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._reach(node.target.id, None)
+
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            for name in bound_names(item.optional_vars) if item.optional_vars is not None else ():
+                self._reach(name, None)
 
     def visit_For(self, node: ast.For) -> None:
         # The scope opener ran first: this loop is already on the stack, so the target
@@ -536,6 +708,8 @@ class GraphAccumulation(Rule):
         for name in bound_names(node.target):
             frame.rebound.setdefault(name, []).append(self._rebinding(node))
             frame.unpacked.pop(name, None)
+            self._reach(name, None)
+            frame.stepped.discard(name)
 
     # -- accumulations ------------------------------------------------------------------
     def _accumulation(self, holder: str | None, value: ast.expr, statement: ast.AST) -> None:
@@ -546,39 +720,48 @@ class GraphAccumulation(Rule):
         if evidence is None:
             return
         loss, names = evidence
-        model_output = bool(self.frames[-1].trained) and self._model_output(value, 0)
-        self.frames[-1].candidates.append(
+        frame = self.frames[-1]
+        model_output = bool(frame.trained) and self._model_output(value, 0)
+        # ``detections += net(x)`` into a list (``detections = []``): the module hands back a
+        # list (predictions made ready for use), not a tensor of its graph.
+        evaluated_output = bool(frame.evaluated) and self._model_output(value, 0, frame.evaluated) and not (
+            isinstance(statement, ast.AugAssign) and isinstance(self._bound_value(holder), (ast.List, ast.ListComp))
+        )
+        frame.candidates.append(
             _Candidate(value, holder, statement, loops[-1], loss, names, tuple(self.branches), len(self.context.loops),
-                       model_output, loops)
+                       model_output, evaluated_output, loops)
         )
 
-    def _model_output(self, node: ast.expr, depth: int) -> bool:
+    def _model_output(self, node: ast.expr, depth: int, modules: set[str] | None = None) -> bool:
         """Whether ``node`` is what a module this function trains returns (``model(x)``, a
         name bound to it or unpacked from it), or made of it by operations that keep the
         graph: tensor methods such as ``mean``, torch's functions of them, indexing,
-        arithmetic (not comparisons, ``argmax``: no graph)."""
+        arithmetic (not comparisons, ``argmax``: no graph). ``modules``: those whose outputs
+        count (the trained ones unless told)."""
         if depth > 6:
             return False
         frame = self.frames[-1]
+        modules = frame.trained if modules is None else modules
+        output = partial(self._model_output, modules=modules)
         if isinstance(node, ast.Name):
             call = frame.call_results.get(node.id)
-            return call is not None and self._model_output(call, depth + 1)
+            return call is not None and output(call, depth + 1)
         if isinstance(node, ast.Call):
-            if dotted_name(node.func) in frame.trained:
+            if dotted_name(node.func) in modules:
                 return True
             qualified = self.inference.qualify(node.func) or ""
             if qualified.startswith("torch.") and qualified.rpartition(".")[2] in GRAPH_PRESERVING:
                 first = first_argument(node)
-                return first is not None and self._model_output(first, depth + 1)
+                return first is not None and output(first, depth + 1)
             called = method_call(node)
             return not qualified and called is not None and called[1] in GRAPH_PRESERVING \
-                and self._model_output(called[0], depth + 1)
+                and output(called[0], depth + 1)
         if isinstance(node, ast.Subscript):
-            return self._model_output(node.value, depth + 1)
+            return output(node.value, depth + 1)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-            return self._model_output(node.left, depth + 1) or self._model_output(node.right, depth + 1)
+            return output(node.left, depth + 1) or output(node.right, depth + 1)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return self._model_output(node.operand, depth + 1)
+            return output(node.operand, depth + 1)
         return False
 
     def _evidence(self, node: ast.expr, depth: int) -> tuple[bool, frozenset[str]] | None:  # noqa: C901
@@ -599,6 +782,16 @@ class GraphAccumulation(Rule):
                 if inner is None:
                     return None
                 return inner[0], inner[1] | {name}
+            if name in self.frames[-1].stepped:
+                return True, frozenset({name})  # a loss the called function backpropagated
+            if depth < 3 and (values := self._reaching_values(name)):
+                # Bound in each branch of an ``if``: evidence from every binding that reaches
+                # here; a loss when one is (on that path it is), no graph only when none has one.
+                parts = [self._evidence(value, depth + 1) for value in values]
+                if all(part is None for part in parts):
+                    return None
+                parts = [p for p in parts if p is not None]
+                return any(p[0] for p in parts), frozenset({name}).union(*(p[1] for p in parts))
             return False, frozenset({name})
         if isinstance(node, ast.Attribute):
             if node.attr in DETACHING:
@@ -655,6 +848,51 @@ class GraphAccumulation(Rule):
     def _bound_value(self, name: str) -> ast.expr | None:
         binding = self.inference.binding(name)
         return None if binding is None else binding.value or self.frames[-1].unpacked.get(name)
+
+    def _stepped(self, target: ast.expr, call: ast.Call) -> set[str]:
+        """The names of ``target`` bound to what the called function of the file (or method
+        of the file's class) hands back after backpropagating it: ``loss, acc =
+        self.step(x)`` where ``step`` runs ``loss.backward()`` and returns ``loss, acc``."""
+        definition = self._own_definition(call)
+        if definition is None:
+            return set()
+        positions = backpropagated_returns(definition)
+        if isinstance(target, ast.Name):
+            return {target.id} if None in positions else set()
+        if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
+            return set()
+        return {
+            element.id for position, element in enumerate(target.elts)
+            if isinstance(element, ast.Name) and (position, len(target.elts)) in positions
+        }
+
+    def _own_definition(self, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The file's function ``f`` of ``f(...)``, or its class's method of ``obj.m(...)``
+        (``self.m(...)``) where ``obj`` is known to be an instance of that class."""
+        summary = self.inference.summary
+        if summary is None:
+            return None
+        func = call.func
+        if isinstance(func, ast.Name):
+            definition = summary.definition(func.id) if self.inference.binding(func.id) is None else None
+        elif isinstance(func, ast.Attribute):
+            instance = self.inference.summarised(func.value)
+            if not isinstance(instance, Instance) or (instance.module and instance.module != summary.path):
+                return None
+            definition = summary.definition(f"{instance.cls}.{func.attr}")
+        else:
+            return None
+        return definition if isinstance(definition, FUNCTION_DEFS) else None
+
+    def _reaching_values(self, name: str) -> tuple[ast.expr, ...]:
+        """The values of the plain bindings that reach a use of ``name`` where the walk's
+        binding merged several (``if a: loss = f(x)`` ``else: loss = g(x)``): two or more,
+        each ``name = value``; else empty."""
+        binding = self.inference.binding(name)
+        if binding is None or binding.value is not None or binding.opaque or name in self.frames[-1].unpacked:
+            return ()
+        values = self.frames[-1].reaching.get(name, ())
+        return values if len(values) > 1 and all(value is not None for value in values) else ()
 
     def _source_of(self, node: ast.expr) -> ast.expr:
         """What ``node`` is made from, past methods that keep the graph (or its absence) and
@@ -796,10 +1034,17 @@ class GraphAccumulation(Rule):
                 # inside the batch loop), or a loss kept so from an inner loop (``total +=
                 # loss`` under ``for task in tasks`` there): its graph, judged on that loop. A
                 # loss summed so was backpropagated each iteration: handing it back is no loss
-                # to use. (A loss stored each iteration of the loop that backpropagates it is
+                # to use, nor are outputs kept so (the optimizer stepped since: their graphs are
+                # stale). (A loss stored each iteration of the loop that backpropagates it is
                 # one term of the loss being built: ``terms[i] = loss_i``, then their sum.)
                 depth = candidate.depth - (len(candidate.loops) - candidate.loops.index(training)) + 1
-                suspects.append((replace(candidate, loop=training, depth=depth), not candidate.model_output))
+                suspects.append((replace(candidate, loop=training, depth=depth), True))
+            elif candidate.evaluated_output and (data := _data_loop(candidate)) is not None:
+                # What a module put in eval mode here returns, kept across the batches of a loop
+                # over data outside no_grad (``outputs.append(model(x))``): every batch's
+                # graph, activations included, until the holder goes.
+                depth = candidate.depth - (len(candidate.loops) - candidate.loops.index(data)) + 1
+                suspects.append((replace(candidate, loop=data, depth=depth), True))
         if not suspects:
             return
         backpropagated = _closure(set().union(*(keys for keys, _ in frame.backward)), frame.feeds)
@@ -861,6 +1106,11 @@ def _operands(node: ast.expr, loss_results: set[str], modules: frozenset[str] = 
             return _operands(first, loss_results, modules) if first is not None else set()
         return _operands(called[0], loss_results, modules)
     return set()
+
+
+def _data_loop(candidate: _Candidate) -> ast.AST | None:
+    """The innermost of the candidate's loops that runs over batches of data."""
+    return next((loop for loop in reversed(candidate.loops) if _over_data(loop)), None)
 
 
 def _training_loop(candidate: _Candidate, stepping: set[int]) -> ast.AST | None:
