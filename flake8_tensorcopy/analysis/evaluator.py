@@ -310,8 +310,8 @@ class Inference:
                 legacy = self.summary is not None and self.summary.legacy_scalars and integer_literal(node.slice)
                 return None if legacy else TENSOR
             base = self.summarised(node.value)
-            if base in _INDEXED_TO_TENSORS:
-                return TENSOR
+            if base in _INDEXED_TO_TENSORS and not (isinstance(node.slice, ast.Slice) and base != Holds.STATE_DICT):
+                return TENSOR  # an item, not a slice of the list (``history[-5:]``)
             if batch_item(base, node.slice):
                 return TENSOR
             return None
@@ -374,9 +374,11 @@ class Inference:
         """A name or attribute the summary knows as a list of tensors (``vals.append(t)``), or
         a name bound here to an empty list (or to tensors, or to empty rows:
         ``[[] for _ in range(n)]``) into which the scope puts tensors and no plain values
-        (also when it is later rebound: ``vals = torch.tensor(vals)``)."""
+        (also when it is later rebound: ``vals = torch.tensor(vals)``); a slice of one."""
         if self.summarised(node) == Holds.TENSORS:
             return True
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            return self.holds_tensors(node.value)  # history[-5:]
         if isinstance(node, ast.Name) and (bound := self.binding(node.id)) is not None and bound.tensors:
             return True
         if isinstance(node, ast.Call):

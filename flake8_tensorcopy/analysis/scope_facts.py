@@ -978,13 +978,33 @@ class ScopeFacts:
         return None
 
     def own_call(self, name: str) -> Value:
-        """What ``name(...)`` returns when ``name`` is a function or class the module defines."""
+        """What ``name(...)`` returns when ``name`` is a function or class the module defines,
+        or a function this scope or one around it defines and binds no other way."""
+        nested = self._nested_function(name)
+        if nested is not None:
+            return self.summary.returns(nested)
         if self._local_anywhere(name):
             return None
         definition = self.summary.definition(name)  # a module-level def or class
         if isinstance(definition, FUNCTION_DEFS):
             return self.summary.returns(name)
         return Instance(name) if isinstance(definition, ast.ClassDef) else None
+
+    def _nested_function(self, name: str) -> str | None:
+        """The qualname of the undecorated function that the nearest enclosing function
+        binding ``name`` (this one or one around it) defines as ``name``, when the ``def`` is
+        its only binding there."""
+        facts: ScopeFacts | None = self
+        while facts is not None and facts.qualname:
+            bindings = facts.bindings.get(name)
+            if bindings:
+                qualname = f"{facts.qualname}.{name}"
+                definition = self.summary.definition(qualname)
+                if len(bindings) == 1 and isinstance(definition, FUNCTION_DEFS) and not definition.decorator_list:
+                    return qualname
+                return None
+            facts = self.summary.parent_scope(facts.qualname)
+        return None
 
     def _local_anywhere(self, name: str) -> bool:
         """Bound in this scope or an enclosing function (not at module level)."""

@@ -227,11 +227,24 @@ class TensorFromTensor(Rule):
                 "        labels = torch.tensor(labels).double()\n        self.labels = self.split(labels)\n"
                 "    def split(self, labels):\n        rows = []\n        for i in range(len(labels)):\n"
                 "            rows.append(labels[i])\n        return torch.Tensor(rows)\n", [(11, 16)]),
+        # What a function nested in this one returns; a slice of a list of tensors is one.
+        Example("import torch\ndef run(model, batches):\n    def evaluate(batch):\n        losses = []\n"
+                "        for x in batch:\n            losses.append(model(x).sum().detach())\n        return losses\n"
+                "    history = []\n    for batch in batches:\n        [first, last] = evaluate(batch)\n"
+                "        history.append(last)\n    return torch.tensor(history[-5:])\n", [(12, 12)],
+                message="torch.tensor([...]) of tensors"),
         # An item of what `.topk` gives: a 0-d tensor since PyTorch 0.4.
         Example("import torch\nfrom torch.autograd import Variable\ndef decode(out):\n    top, idx = out.data.topk(1)\n"
                 "    return Variable(torch.LongTensor([[idx[0][0]]]))\n", [(5, 21)]),
     )
     clean = (
+        # The nested function's name is bound again: which one runs is unknown.
+        "import torch\ndef run(model, batches, fast):\n    def evaluate(batch):\n        return [model(x).sum() for x in batch]\n"
+        "    if fast:\n        evaluate = len\n    history = [evaluate(batch) for batch in batches]\n"
+        "    return torch.tensor(history[-5:])\n",
+        # A slice of a list of numbers.
+        "import torch\ndef run(losses):\n    history = []\n    for loss in losses:\n        history.append(loss.item())\n"
+        "    return torch.tensor(history[-5:])\n",
         # The call is made before the name is bound to a tensor.
         "import torch\nclass Windows:\n    def __init__(self, raw):\n        labels = raw[-1]\n"
         "        self.labels = self.split(labels)\n        labels = torch.tensor(labels).double()\n"
