@@ -338,6 +338,9 @@ class FunctionFacts:
             returned = self.facts.value(value)  # a tuple when the file's own function returns one
             return self.could_be_tensor(value) or (
                 isinstance(returned, tuple) and any(isinstance(v, TensorInfo) for v in returned)
+            ) or returned in _UNPACKED_TO_TENSORS or (
+                # a, b = batch, the parameter: what its callers pass, as the inference reads it
+                isinstance(value, ast.Name) and self.facts.parameter_value(value.id) in _UNPACKED_TO_TENSORS
             )
         return False
 
@@ -438,6 +441,10 @@ class FunctionFacts:
     @property
     def straight_paths(self) -> StraightPaths:
         return self.facts.straight_paths
+
+
+# What ``a, b = value`` unpacks into tensors, as ``Inference._unpacked_infos`` reads it.
+_UNPACKED_TO_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS, Holds.BATCH)
 
 
 # -- gates on a rule's own shape --------------------------------------------------

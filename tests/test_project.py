@@ -240,7 +240,7 @@ class Tracker:
         self.boxes = torch.tensor(boxes)  # TCP005: every module builds it with rows of a tensor
 
     def update(self, det):
-        return torch.tensor(det)  # clean: a method's calls are read in its own file only
+        return torch.tensor(det)  # clean: more than one class defines update (and libraries call it)
 """
 DETECT = """\
 import torch
@@ -411,6 +411,107 @@ def test_a_subclass_or_a_function_read_as_an_attribute_elsewhere_is_unknown(tmp_
     write(tmp_path, {"b.py": "import lib\n\n\nclass Wide(lib.Box):\n    pass\n\n\nWide([1, 2])\nHOOKS = [lib.crop]\n"})
     project.forget_files()
     assert found(tmp_path / "lib.py") == []
+
+
+# A method called only from modules that never import its class: the model is handed to
+# the trainer, which calls it. Its callers are found by the method's name.
+LEARNER = """\
+import torch
+from torch import nn
+
+
+class Learner(nn.Module):
+    def run_iter(self, batch, epoch):
+        images, labels = batch
+        return torch.Tensor(images), torch.LongTensor(labels)  # TCP005: every caller passes a DataLoader's batch
+
+    def eval_iter(self, batch):
+        images, labels = batch
+        return torch.Tensor(images)  # clean: another module also passes pairs of lists
+
+    def hooked_iter(self, x):
+        return torch.tensor(x)  # clean: a module reads it as a value (a callback)
+
+    def shared_iter(self, x):
+        return torch.tensor(x)  # clean: another class defines a method of that name too
+"""
+PROVIDER = """\
+from torch.utils.data import DataLoader
+
+
+class Provider:
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def batches(self):
+        for batch in DataLoader(self.dataset, batch_size=8):
+            yield batch
+"""
+BUILDER = """\
+import torch
+
+
+class Builder:
+    def __init__(self, model, data, dataset):
+        self.model = model
+        self.data = data(dataset)  # the class is handed in, and built here
+
+    def train(self, rows: torch.Tensor):
+        for epoch, batch in enumerate(self.data.batches()):
+            self.model.run_iter(batch=batch, epoch=epoch)
+            self.model.eval_iter(batch)
+            self.model.shared_iter(rows)
+        self.model.hooked_iter(rows)
+        return [self.model.hooked_iter]
+"""
+RUN = """\
+from pkg.builder import Builder
+from pkg.learner import Learner
+from pkg.provider import Provider
+
+data = Provider
+Builder(Learner(), data, dataset=None).train(None)
+"""
+REPORT = """\
+class Report:
+    def shared_iter(self, x):
+        return x
+
+
+def check(model):
+    return model.eval_iter(([0.5], [1]))
+"""
+
+
+def test_a_method_called_from_modules_that_never_import_its_class(tmp_path: Path) -> None:
+    """The only method of its name in the project: each ``x.name(...)`` of the other modules
+    is a call of it; a name two classes define, a call that passes something else, or a
+    read of the method as a value leaves what it is passed unknown."""
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    files = {"pkg/__init__.py": "", "pkg/learner.py": LEARNER, "pkg/provider.py": PROVIDER,
+             "pkg/builder.py": BUILDER, "pkg/report.py": REPORT, "run.py": RUN}
+    write(tmp_path, files)
+    project.forget_files()
+    assert sorted(set(found(tmp_path / "pkg/learner.py"))) == expected(LEARNER)
+    # the only other caller goes: what the first passes is all there is, and it is a batch too
+    write(tmp_path, {"pkg/report.py": REPORT.replace("model.eval_iter", "model.describe")})
+    project.forget_files()
+    assert sorted(set(found(tmp_path / "pkg/learner.py"))) == sorted([*expected(LEARNER), (12, "TCP005")])
+    # the method's name in a string (``getattr(model, "run_iter")``): a call may go unseen
+    write(tmp_path, {"pkg/report.py": REPORT + '\n\ndef step(model, batch):\n    return getattr(model, "run_iter")(batch, 0)\n'})
+    project.forget_files()
+    assert (8, "TCP005") not in found(tmp_path / "pkg/learner.py")
+
+
+def test_a_method_that_libraries_call_keeps_the_file_s_own_callers(tmp_path: Path) -> None:
+    """``forward`` (and ``step``, ``update``...) are called by libraries on the objects they
+    are handed: the calls spelled in the project are not all of them."""
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    model = ("import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+             "        return torch.tensor(x)\n")
+    write(tmp_path, {"model.py": model, "use.py": "import torch\n\n\ndef go(net):\n    return net.forward(torch.ones(2))\n"})
+    project.forget_files()
+    assert found(tmp_path / "model.py") == []
 
 
 def _notebook(*sources: str) -> str:

@@ -40,7 +40,7 @@ except ImportError:  # not CPython
 from .notices import warn_once
 from .plain_file import read_plain_file
 from .signing import signature, signed_by_us
-from .values import Holds, Instance, LibraryObject
+from .values import ClassObject, Holds, Instance, LibraryObject
 from .vocabulary import TensorInfo
 
 FOLDER_NAME = ".tensorcopy_cache"
@@ -281,6 +281,8 @@ def encode(value: object) -> object:
         return {"holds": value.name}
     if isinstance(value, Instance):
         return {"instance": [value.cls, value.module]}
+    if isinstance(value, ClassObject):
+        return {"class": [value.cls, value.module]}
     if isinstance(value, tuple):
         return {"tuple": [encode(element) for element in value]}
     if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
@@ -300,6 +302,8 @@ def decode(data: object) -> object:
         return Holds[body]
     if kind == "instance" and isinstance(body, list) and len(body) == 2 and all(isinstance(b, str) for b in body):
         return Instance(*body)
+    if kind == "class" and isinstance(body, list) and len(body) == 2 and all(isinstance(b, str) for b in body):
+        return ClassObject(*body)
     if kind == "library" and isinstance(body, str):
         return LibraryObject(body)
     if kind == "tuple" and isinstance(body, list):

@@ -109,6 +109,7 @@ class ImportGraph:
         # the last part of each name imported -> the modules importing it ("": ``from . import``)
         self._naming: dict[str, tuple[str, ...]] | None = None
         self._importers: dict[str, frozenset[str]] = {}
+        self._modules: frozenset[str] | None = None  # the keys of ``_imports`` (``modules``)
 
     def importers(self, module: str) -> frozenset[str] | None:
         """The modules that import ``module`` (None: the project is too large to know)."""
@@ -128,11 +129,20 @@ class ImportGraph:
             )
         return found
 
+    def modules(self) -> frozenset[str] | None:
+        """Every module of the project (None: the project is too large to know)."""
+        if self._imports is None:
+            self._imports = self._walk()
+        if self._modules is None and self._imports is not None:
+            self._modules = frozenset(self._imports)
+        return self._modules
+
     def reread(self, module: str) -> None:
         """``module``'s text changed (an editor's buffer): read its imports again."""
         if self._imports is not None and module.endswith(_MODULES):
             self._imports[module] = self._names_in(module)
             self._importers.clear()
+            self._modules = None
             self._naming = None
 
     def _naming_index(self) -> dict[str, tuple[str, ...]]:

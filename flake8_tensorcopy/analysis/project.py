@@ -52,7 +52,7 @@ from .import_graph import ImportGraph, stamp_of
 from .notices import warn_once
 from .plain_file import read_plain_file
 from .top_level import top_level_code
-from .values import Instance
+from .values import ClassObject, Instance
 
 if TYPE_CHECKING:
     from .summary import ModuleSummary
@@ -76,6 +76,9 @@ MODULE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 CACHED_MODULES = 8
 CACHED_CHARACTERS = 30_000
 _MAX_RESOLVED = 20_000  # remembered (folder, dotted name) look-ups per project
+# A project of more modules than these is not read through for who calls a method: each
+# name looked for reads the text of every module.
+MAX_SPELLING_MODULES = 2_000
 # Packages that are never a project's own, looked up on every import otherwise.
 _LIBRARIES = sys.stdlib_module_names | {
     "torch", "torchvision", "torchaudio", "numpy", "scipy", "pandas", "sklearn", "matplotlib", "PIL", "cv2",
@@ -84,6 +87,11 @@ _LIBRARIES = sys.stdlib_module_names | {
 
 def _spelled(found: tuple[str, str] | None) -> str:
     return f"{found[0]}\0{found[1]}" if found is not None else ""
+
+
+def _spelt(found: tuple[frozenset[str], frozenset[str]] | None) -> str:
+    return _listed(frozenset(f"{kind}\0{path}" for kind, paths in enumerate(found) for path in paths)) \
+        if found is not None else "?"
 
 
 def _listed(modules: frozenset[str] | None) -> str:
@@ -135,6 +143,8 @@ class Project:
         self._too_deep = 0  # questions stopped by MAX_HOPS
         self._cycles = 0  # modules whose star imports lead back to themselves
         self._graph: ImportGraph | None = None  # made when a caller is first looked for
+        # method name -> the modules that define it and those that spell it (``method_spellings``)
+        self._spellings: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
         self._work_for: weakref.ref | None = None  # the summary of the file whose questions these are
         self._work_left = MAX_WORK_PER_FILE
 
@@ -166,16 +176,63 @@ class Project:
         """The project's modules that import the module at ``path``: where its functions'
         callers in other modules are (None: a project too large to know). ``asker`` notes
         that its answers rely on them: a module that starts or stops importing changes them."""
-        if self._graph is None:
-            known = self.disk.load_index(self.root) if self.disk is not None else None
-            self._graph = ImportGraph(self.root, self.find_module, self._code, list(self._buffers), known)
-        found = self._graph.importers(path)
-        if self._graph.unsaved and self.disk is not None:
-            self._graph.unsaved = False
-            self.disk.save_index(self.root, self._graph.index)
+        found = self._import_graph().importers(path)
         if asker is not None:
             asker.depends_on[f"importers\0{path}"] = _listed(found)
         return found
+
+    def _import_graph(self) -> ImportGraph:
+        """The project's modules and what each imports, walked once (its index kept on disk)."""
+        if self._graph is None:
+            known = self.disk.load_index(self.root) if self.disk is not None else None
+            self._graph = ImportGraph(self.root, self.find_module, self._code, list(self._buffers), known)
+        self._graph.modules()  # the walk, where it was not made yet
+        if self._graph.unsaved and self.disk is not None:
+            self._graph.unsaved = False
+            self.disk.save_index(self.root, self._graph.index)
+        return self._graph
+
+    def method_spellings(self, name: str, asker: ModuleSummary | None = None) -> tuple[frozenset[str], frozenset[str]] | None:
+        """(the modules that spell ``def name(``, the modules that spell ``.name``) over the
+        whole project, read from the modules' text: where a method of that name may be
+        defined, and where it may be called or read. None when that cannot be told from the
+        text: the project is too large to know, a module cannot be read, or a module spells
+        the name so that a call may go unseen (a plain call ``name(``, an assignment
+        ``name = ...``, a string ``"name"`` that ``getattr`` may read). ``asker`` notes that
+        its answers rely on it: any module may start or stop spelling it."""
+        if name not in self._spellings:
+            if len(self._spellings) >= _MAX_RESOLVED:
+                self._spellings.clear()
+            self._spellings[name] = self._spell(name)
+        found = self._spellings[name]
+        if asker is not None:
+            asker.depends_on[f"spelled\0{name}"] = _spelt(found)
+        return found
+
+    def _spell(self, name: str) -> tuple[frozenset[str], frozenset[str]] | None:
+        modules = self._import_graph().modules()
+        if modules is None or len(modules) > MAX_SPELLING_MODULES:
+            return None
+        word = name.encode("ascii")
+        defined = re.compile(rb"\bdef\s+" + word + rb"\s*\(")
+        plain = re.compile(rb"(?<![\w.])" + word + rb"\s*\(")
+        dotted = re.compile(rb"\.\s*" + word + rb"\b")
+        hidden = re.compile(rb"(?<!\w)" + word + rb"\s*=(?!=)|[\"']" + word + rb"[\"']")
+        definers, spellers = set(), set()
+        for path in modules:
+            text = self._text(path)
+            if text is None:
+                return None  # too large to read, or gone: what it calls is unknown
+            if word not in text:
+                continue
+            defines = len(defined.findall(text))
+            if len(plain.findall(text)) > defines or hidden.search(text):
+                return None
+            if defines:
+                definers.add(path)
+            if dotted.search(text):
+                spellers.add(path)
+        return frozenset(definers), frozenset(spellers)
 
     def spells(self, path: str, word: str) -> bool:
         """Whether the module's text spells ``word`` (maybe inside a longer one): else it
@@ -368,6 +425,7 @@ class Project:
         return all(
             self._looks_up_alike(key, found) if key.startswith("import\0")
             else _listed(self.importers(key.partition("\0")[2])) == found if key.startswith("importers\0")
+            else _spelt(self.method_spellings(key.partition("\0")[2])) == found if key.startswith("spelled\0")
             else self.digest(key) == found
             for key, found in depends.items()
         )
@@ -467,6 +525,8 @@ class Project:
             return not found or self._may_be_module(found.partition("\0")[0])
         if kind == "importers":
             return self._may_be_module(rest)
+        if kind == "spelled":
+            return rest.isidentifier() and rest.isascii()
         return not rest and self._may_be_module(key)
 
     def _may_be_module(self, path: str) -> bool:
@@ -490,6 +550,7 @@ class Project:
         self._files.clear()
         self._real_folders.clear()
         self._graph = None
+        self._spellings.clear()
         _changed()
 
     # -- the language server's open documents ---------------------------------------
@@ -503,6 +564,7 @@ class Project:
             self._buffers = dict(buffers)
             self._files.clear()  # a buffer may be a module that is not on disk
             self._graph = None
+            self._spellings.clear()
             _changed()
 
     def overlay(self, path: str, text: str | None) -> None:
@@ -518,12 +580,13 @@ class Project:
             self._buffers[path] = text
         if self._graph is not None:
             self._graph.reread(path)
+        self._spellings.clear()
         _changed()
 
 
 def _instance_modules(value: object) -> Iterator[str]:
     """The modules named by the instances that an answer's value holds."""
-    if isinstance(value, Instance) and value.module:
+    if isinstance(value, (Instance, ClassObject)) and value.module:
         yield value.module
     elif isinstance(value, tuple):
         for element in value:

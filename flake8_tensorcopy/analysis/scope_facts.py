@@ -46,7 +46,7 @@ from .vocabulary import (
 )
 
 from .in_force import StraightPaths
-from .values import Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
+from .values import ClassObject, Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
 from .ast_patterns import (
     legacy_scalar,
     repeats_a_sequence,
@@ -946,6 +946,8 @@ class ScopeFacts:
             own = self.own_call(func.id)
             if own is None and isinstance(instance := self.name_value(func.id), Instance):
                 return self.summary.instance_call(instance)  # model = Net(); model(x)
+            if own is None and isinstance(held := self.name_value(func.id), ClassObject):
+                return Instance(held.cls, held.module)  # a class handed in: data(args), data = MetaLoader
             if own is None and self.name_value(func.id) == Holds.LOSS:
                 return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
             return own

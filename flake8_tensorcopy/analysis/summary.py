@@ -31,7 +31,7 @@ from .own_code import OwnCode, own_code
 from .project import Project, locate
 from .scope_facts import ScopeFacts
 from .torch_api import MODULE_SELF_METHODS
-from .values import Instance, Value, join
+from .values import ClassObject, Instance, Value, join
 from .vocabulary import chooses_cpu_device, is_module_base
 
 
@@ -134,11 +134,27 @@ def _rebased(value: Value, module: str) -> Value:
     the classes of ``module`` say so."""
     if isinstance(value, Instance) and not value.module:
         return Instance(value.cls, module)
+    if isinstance(value, ClassObject) and not value.module:
+        return ClassObject(value.cls, module)
     if isinstance(value, tuple):
         return tuple(_rebased(element, module) for element in value)
     return value
 
 
+# Methods that libraries call on the objects they are handed (an nn.Module's ``forward``
+# through ``__call__``, an optimizer's ``step`` by a scaler or a scheduler, a Lightning
+# hook, scikit-learn's ``fit``): their calls are not all in the project.
+_CALLED_BY_LIBRARIES = MODULE_SELF_METHODS | frozenset(
+    """
+    forward backward step zero_grad state_dict load_state_dict extra_repr reset_parameters
+    parameters named_parameters buffers named_buffers children named_children modules
+    named_modules register_buffer register_parameter add_module get_submodule update reset
+    fit predict predict_proba transform fit_transform score training_step validation_step
+    test_step predict_step configure_optimizers setup teardown prepare_data get_lr
+    get_last_lr collate run call build compute encode decode read write close flush
+    """.split()
+)
+_PLAIN_BASES = frozenset({"object", "torch.nn.Module", "torch.nn.modules.module.Module"})
 _MAX_CALL_INDEXES = 256  # the words whose calls one summary keeps (a server keeps summaries)
 # Modules beyond the file that may call one of its functions and are read to know what they
 # pass: a name spelled in more importers than these is too common to follow (unknown).
@@ -528,8 +544,13 @@ class ModuleSummary:
         return None
 
     def exported_value(self, name: str) -> Value:
-        """What this module's module-level ``name`` holds, asked from another module."""
-        if "." in name or self.definitions.get(name):
+        """What this module's module-level ``name`` holds, asked from another module: a class
+        it defines (once) is the class itself."""
+        if "." in name:
+            return None
+        if self.definitions.get(name):
+            if isinstance(self.definition(name), ast.ClassDef) and len(self.facts(self.tree).bindings.get(name, ())) == 1:
+                return ClassObject(name)
             return None
         return self.facts(self.tree).name_value(name)
 
@@ -611,7 +632,7 @@ class ModuleSummary:
         (by name), and of those only the ones that spell the name are read. Other methods get
         the file's calls only (:func:`_called_in_file_only`)."""
         if _called_in_file_only(qualname):
-            return []
+            return self._passed_to_method(qualname, parameter, signature)
         owner, _, name = qualname.rpartition(".")
         callers = self._importers_spelling(owner or name)
         if callers is None:
@@ -629,6 +650,83 @@ class ModuleSummary:
                 return None
             values += [_rebased(value, path) for value in passed]
         return values
+
+    def _passed_to_method(self, qualname: str, parameter: str, signature: _Signature) -> list[Value] | None:
+        """What the calls of the project's other modules pass to the method ``qualname`` for
+        ``parameter`` ([]: none is read, the file's own calls are all there is; None: unknown).
+        An instance reaches modules that never import its class (a trainer is handed the
+        model), so its callers are found by the method's name, and read only when that name
+        leads to no other method: the project defines it once (:meth:`_sole_method`), and at
+        most ``MAX_CALLER_MODULES`` other modules spell ``.name``; then each ``x.name(...)``
+        there is taken for a call of it. A name defined twice (``update``, ``step``) keeps the
+        file's calls alone, as before, for no module of the project is read for it."""
+        name = qualname.rpartition(".")[2]
+        if self.project is None or not self._sole_method(qualname):
+            return []  # the file alone (no project): its own calls
+        spelled = self.project.method_spellings(name, asker=self)
+        if spelled is None:
+            return []  # read the text of too many modules, or spelt where a call may go unseen
+        definers, spellers = spelled
+        callers = sorted(spellers - {self.path})
+        if definers != {self.path} or not callers:
+            return []
+        if len(callers) > MAX_CALLER_MODULES:
+            return None
+        question = ("passes_method", self.path, qualname, parameter, signature.key())
+        values: list[Value] = []
+        for path in callers:
+            with self.project.hop() as allowed:
+                if not allowed:
+                    return None
+                passed = self.project.ask(
+                    self, path, question, lambda home: home.passes_method(name, parameter, signature)
+                )
+            if not isinstance(passed, tuple):
+                return None
+            values += [_rebased(value, path) for value in passed]
+        return values
+
+    def _sole_method(self, qualname: str) -> bool:
+        """Whether no call of the method ``qualname`` can come from a library: its name is
+        public and none a library calls on the objects it is handed (``forward``, ``step``,
+        ``update``, ``on_...``), the module defines nothing else by that name, and its class
+        derives from nothing but ``object``, ``torch.nn.Module`` or the module's own such
+        classes (a library's base class may call its methods)."""
+        owner, _, name = qualname.rpartition(".")
+        if not owner or "." in owner or name.startswith(("_", "on_")) or name in _CALLED_BY_LIBRARIES:
+            return False
+        if sum(len(found) for defined, found in self.definitions.items() if defined.rpartition(".")[2] == name) != 1:
+            return False
+        for klass in self._lineage(owner):
+            if klass.keywords:  # a metaclass
+                return False
+            for base in klass.bases:
+                if isinstance(base, ast.Name) and isinstance(self.definition(base.id), ast.ClassDef):
+                    continue
+                if self.imports.qualify_expression(base) not in _PLAIN_BASES:
+                    return False
+        return True
+
+    def passes_method(self, name: str, parameter: str, signature: _Signature) -> tuple | None:
+        """What this module's calls ``x.name(...)`` pass for ``parameter``, asked from the
+        module of the only method of the project so named: () for no call, (what they all
+        pass,), or None when unknown (a call passes something else or nothing, or the module
+        reads ``x.name`` other than by calling it: a callback)."""
+        callers, escaping = self._call_index((name,))
+        if "." + name in escaping:
+            return None
+        values = []
+        for call, scope in callers.get("." + name, ()):
+            if not signature.binds(call):
+                continue  # not a call of that method (it would fail): a library's of that name
+            argument = signature.argument(call, parameter)
+            if scope is None or argument is None:
+                return None
+            values.append(self.facts(scope).value_at(argument))
+        if not values:
+            return ()
+        value = join(values)
+        return (value,) if value is not None else None
 
     def _importers_spelling(self, *words: str) -> list[str] | None:
         """The project's modules that import this one and spell every one of ``words``: the

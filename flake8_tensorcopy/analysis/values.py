@@ -41,6 +41,16 @@ class Instance:
 
 
 @dataclass(frozen=True)
+class ClassObject:
+    """A class of the project itself, not an instance of it: a name bound to the class
+    (``loader_class = MetaLoader``), handed on (``Builder(data=loader_class)``), and called
+    where it arrives (``self.data = data(args)``: an instance of it)."""
+
+    cls: str  # the class's name at its module's top level
+    module: str = ""  # the path of the module that defines it; "" for the module asked
+
+
+@dataclass(frozen=True)
 class LibraryObject:
     """An instance of a library's class that a generated table describes: a torchvision
     dataset (``datasets.MNIST(...)``), whose ``data`` and ``targets`` are tensors."""
@@ -57,7 +67,7 @@ class LibraryObject:
 
 
 # A tuple stands for a function's ``return a, b``: what each position holds.
-Value = TensorInfo | Holds | Instance | LibraryObject | tuple | None
+Value = TensorInfo | Holds | Instance | ClassObject | LibraryObject | tuple | None
 
 
 def torch_tuple_value(qualified: str) -> Value:
