@@ -41,7 +41,7 @@ import sys
 import tokenize
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -79,6 +79,8 @@ _MAX_RESOLVED = 20_000  # remembered (folder, dotted name) look-ups per project
 # A project of more modules than these is not read through for who calls a method: each
 # name looked for reads the text of every module.
 MAX_SPELLING_MODULES = 2_000
+_DEFINED_NAME = re.compile(rb"\bdef\s+(\w+)")
+_WORD = re.compile(rb"\w+")
 # Packages that are never a project's own, looked up on every import otherwise.
 _LIBRARIES = sys.stdlib_module_names | {
     "torch", "torchvision", "torchaudio", "numpy", "scipy", "pandas", "sklearn", "matplotlib", "PIL", "cv2",
@@ -145,6 +147,9 @@ class Project:
         self._graph: ImportGraph | None = None  # made when a caller is first looked for
         # method name -> the modules that define it and those that spell it (``method_spellings``)
         self._spellings: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
+        # module -> the names it spells that some module defines with ``def`` (built once:
+        # ``method_spellings`` then reads only the modules that spell the name asked)
+        self._defined_words: dict[str, frozenset[bytes]] | None = None
         self._work_for: weakref.ref | None = None  # the summary of the file whose questions these are
         self._work_left = MAX_WORK_PER_FILE
 
@@ -213,6 +218,9 @@ class Project:
         modules = self._import_graph().modules()
         if modules is None or len(modules) > MAX_SPELLING_MODULES:
             return None
+        words = self._defined_words_of(modules)
+        if words is None:
+            return None
         word = name.encode("ascii")
         defined = re.compile(rb"\bdef\s+" + word + rb"\s*\(")
         plain = re.compile(rb"(?<![\w.])" + word + rb"\s*\(")
@@ -220,11 +228,11 @@ class Project:
         hidden = re.compile(rb"(?<!\w)" + word + rb"\s*=(?!=)|[\"']" + word + rb"[\"']")
         definers, spellers = set(), set()
         for path in modules:
+            if word not in words[path]:
+                continue
             text = self._text(path)
             if text is None:
-                return None  # too large to read, or gone: what it calls is unknown
-            if word not in text:
-                continue
+                return None  # gone since the index was built: what it calls is unknown
             defines = len(defined.findall(text))
             if len(plain.findall(text)) > defines or hidden.search(text):
                 return None
@@ -233,6 +241,27 @@ class Project:
             if dotted.search(text):
                 spellers.add(path)
         return frozenset(definers), frozenset(spellers)
+
+    def _defined_words_of(self, modules: Iterable[str]) -> dict[str, frozenset[bytes]] | None:
+        """Each module's words that some module of the project defines with ``def``: two
+        reads of every module, once, instead of one per method name asked. None when a
+        module cannot be read (too large, or gone)."""
+        if self._defined_words is None:
+            modules = list(modules)
+            defined: set[bytes] = set()
+            for path in modules:  # not all the texts at once: a large project's would weigh
+                text = self._text(path)
+                if text is None:
+                    return None
+                defined.update(_DEFINED_NAME.findall(text))
+            words = {}
+            for path in modules:
+                text = self._text(path)
+                if text is None:
+                    return None
+                words[path] = frozenset(_WORD.findall(text)).intersection(defined)
+            self._defined_words = words
+        return self._defined_words
 
     def spells(self, path: str, word: str) -> bool:
         """Whether the module's text spells ``word`` (maybe inside a longer one): else it
@@ -551,6 +580,7 @@ class Project:
         self._real_folders.clear()
         self._graph = None
         self._spellings.clear()
+        self._defined_words = None
         _changed()
 
     # -- the language server's open documents ---------------------------------------
@@ -565,6 +595,7 @@ class Project:
             self._files.clear()  # a buffer may be a module that is not on disk
             self._graph = None
             self._spellings.clear()
+            self._defined_words = None
             _changed()
 
     def overlay(self, path: str, text: str | None) -> None:

@@ -218,8 +218,8 @@ class ScopeFacts:
             self._note_element_write(node)
             self._note_tensor_input(node)
             func = node.func
-            if isinstance(func, ast.Attribute) and (used := _chain(func.value)) is not None \
-                    and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)):
+            if isinstance(func, ast.Attribute) and (func.attr in TENSOR_ONLY_CALLS or _sized_call(node)) \
+                    and (used := _chain(func.value)) is not None:
                 self._use_as_tensor(used, node.lineno)  # x.contiguous(), x.stride(0), x.size(0)
             elif isinstance(func, ast.Attribute) and func.attr in TENSOR_ONLY_CALLS \
                     and (moved := _through_tensor_methods(func.value)) is not None:
@@ -268,8 +268,8 @@ class ScopeFacts:
         elif isinstance(node, ast.YieldFrom):
             self.is_generator = True
             self.yielded_from.append(node.value)
-        elif isinstance(node, ast.Attribute) and (used := _chain(node.value)) is not None:
-            if node.attr in TENSOR_ONLY_MEMBERS:
+        elif isinstance(node, ast.Attribute):
+            if node.attr in TENSOR_ONLY_MEMBERS and (used := _chain(node.value)) is not None:
                 self._use_as_tensor(used, node.lineno)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             self._bind(node.name, "other")
@@ -557,14 +557,13 @@ class ScopeFacts:
         bindings = self.bindings.get(name, ())
         if len(bindings) < 2 or name in self._tested:
             return value
-        reaching = self.straight_paths.in_force(name, bindings, node)
         # Only torch's own calls and loops: a function of the project may lead back to the one
-        # whose callers are being read.
-        if not reaching or not all(
-            (binding.kind == "value" and self._torch_call(binding.source))
-            or (binding.kind == "loop" and not isinstance(binding.source, Unpacked))
-            for binding in reaching
-        ):
+        # whose callers are being read. Checked first: the straight paths cost more.
+        readable = [binding for binding in bindings if _readable_at_call(binding, self)]
+        if not readable:
+            return value
+        reaching = self.straight_paths.in_force(name, bindings, node)
+        if not reaching or not all(binding in readable for binding in reaching):
             return value
         values = [self._binding_value(name, binding) for binding in reaching]
         return TENSOR if all(isinstance(v, TensorInfo) for v in values) else value
@@ -613,17 +612,31 @@ class ScopeFacts:
         """``criterion(out, y)``, ``self.criterion(out, y)`` of a torch.nn loss module."""
         func = call.func
         if isinstance(func, ast.Name):
-            return self.own_call(func.id) is None and self.name_value(func.id) == Holds.LOSS
-        if isinstance(func, ast.Attribute):
-            receiver = self.value(func.value)
-            return isinstance(receiver, Instance) and self.summary.attribute(receiver, func.attr) == Holds.LOSS
+            # A name the file itself binds (not print(x), nor one imported: reading another
+            # module for every call that takes the name would cost more than it finds).
+            return func.id in self._file_names and self.own_call(func.id) is None and self.name_value(func.id) == Holds.LOSS
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.self_name:
+            return self.summary.attribute(Instance(self.cls), func.attr) == Holds.LOSS
         return False
+
+    @functools.cached_property
+    def _file_names(self) -> frozenset[str]:
+        """The names this scope, the functions around it or the module bind, other than by
+        an import."""
+        names: set[str] = set()
+        facts: ScopeFacts | None = self
+        while facts is not None:
+            names.update(name for name, bindings in facts.bindings.items() if all(b.kind != "import" for b in bindings))
+            facts = self.summary.parent_scope(facts.qualname) if facts.qualname else None
+        return frozenset(names)
 
     def _used_chain(self, node: ast.Attribute) -> bool:
         """``anchorloss.anchor.data``, which the scope elsewhere hands to ``torch.zeros_like``
         or calls ``.detach()`` on, as only a tensor can be: the same object wherever the
         scope reads it, when the name under it has one binding and nothing the scope assigns
         to the chain (or a part of it) may be in force where ``node`` runs."""
+        if not self._chains_used:
+            return False
         chain = _chain(node)
         if chain is None or chain not in self._used_as_tensor:
             return False
@@ -635,6 +648,11 @@ class ScopeFacts:
             if _chain(target) in prefixes and self.may_reach(statement, node):
                 return False
         return True
+
+    @functools.cached_property
+    def _chains_used(self) -> bool:
+        """Whether the scope uses some attribute chain as only a tensor can be used."""
+        return any("." in used for used in self._used_as_tensor)
 
     @functools.cached_property
     def _attribute_writes(self) -> list[tuple[ast.stmt, ast.Attribute]]:
@@ -1084,6 +1102,13 @@ def _sized_call(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in SIZED_TENSOR_METHODS and any(
         integer_literal(argument) for argument in call.args
     )
+
+
+def _readable_at_call(binding: _Binding, facts: ScopeFacts) -> bool:
+    """A binding :meth:`ScopeFacts.value_at` may read: a torch call's or a loop's."""
+    if binding.kind == "value":
+        return facts._torch_call(binding.source)
+    return binding.kind == "loop" and not isinstance(binding.source, Unpacked)
 
 
 def _chain(node: ast.expr) -> str | None:
