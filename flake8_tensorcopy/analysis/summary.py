@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..imports import COMPOUND_STATEMENTS, FUNCTION_DEFS, ImportTable, child_blocks, iter_statements
 from .ast_patterns import attributes_loaded_back, legacy_scalar, spans_any, statement_first_line, stored_targets, target_paths, written_in_place
@@ -629,8 +629,8 @@ class ModuleSummary:
         """What the calls of the project's other modules pass to the file's module-level
         function ``qualname``, or a class's ``__init__`` (through the class), for ``parameter``
         ([]: none calls it; None: unknown). Only the modules that import this one can call them
-        (by name), and of those only the ones that spell the name are read. Other methods get
-        the file's calls only (:func:`_called_in_file_only`)."""
+        (by name), and of those only the ones that spell the name are read. Another method's
+        callers are found by its name (:meth:`_passed_to_method`)."""
         if _called_in_file_only(qualname):
             return self._passed_to_method(qualname, parameter, signature)
         owner, _, name = qualname.rpartition(".")
@@ -638,14 +638,19 @@ class ModuleSummary:
         if callers is None:
             return None
         question = ("passes", self.path, qualname, parameter, signature.key())
+        return self._ask_callers(callers, question, lambda home: home.passes(self.path, qualname, parameter, signature))
+
+    def _ask_callers(self, callers: list[str], question: tuple,
+                     answer: Callable[[ModuleSummary], tuple | None]) -> list[Value] | None:
+        """What each module of ``callers`` passes, as ``answer`` works it out there (kept
+        under ``question``), in this module's terms; None when one cannot tell, or the hops
+        between modules run out."""
         values: list[Value] = []
         for path in callers:
             with self.project.hop() as allowed:
                 if not allowed:
                     return None
-                passed = self.project.ask(
-                    self, path, question, lambda home: home.passes(self.path, qualname, parameter, signature)
-                )
+                passed = self.project.ask(self, path, question, answer)
             if not isinstance(passed, tuple):
                 return None
             values += [_rebased(value, path) for value in passed]
@@ -673,18 +678,7 @@ class ModuleSummary:
         if len(callers) > MAX_CALLER_MODULES:
             return None
         question = ("passes_method", self.path, qualname, parameter, signature.key())
-        values: list[Value] = []
-        for path in callers:
-            with self.project.hop() as allowed:
-                if not allowed:
-                    return None
-                passed = self.project.ask(
-                    self, path, question, lambda home: home.passes_method(name, parameter, signature)
-                )
-            if not isinstance(passed, tuple):
-                return None
-            values += [_rebased(value, path) for value in passed]
-        return values
+        return self._ask_callers(callers, question, lambda home: home.passes_method(name, parameter, signature))
 
     def _sole_method(self, qualname: str) -> bool:
         """Whether no call of the method ``qualname`` can come from a library: its name is
