@@ -307,7 +307,7 @@ class Inference:
         if isinstance(node, ast.Subscript):
             if self.info(node.value):
                 # Before PyTorch 0.4 an item of a 1-d tensor was a number (see legacy_scalar).
-                legacy = self.summary is not None and self.summary.legacy_scalars and integer_literal(node.slice)
+                legacy = self.facts is not None and self.facts.legacy_scalars and integer_literal(node.slice)
                 return None if legacy else TENSOR
             base = self.summarised(node.value)
             if base in _INDEXED_TO_TENSORS and not (isinstance(node.slice, ast.Slice) and base != Holds.STATE_DICT):
