@@ -559,7 +559,7 @@ class ScopeFacts:
             return value
         # Only torch's own calls and loops: a function of the project may lead back to the one
         # whose callers are being read. Checked first: the straight paths cost more.
-        readable = [binding for binding in bindings if _readable_at_call(binding, self)]
+        readable = [binding for binding in bindings if self._readable_at_call(binding)]
         if not readable:
             return value
         reaching = self.straight_paths.in_force(name, bindings, node)
@@ -567,6 +567,12 @@ class ScopeFacts:
             return value
         values = [self._binding_value(name, binding) for binding in reaching]
         return TENSOR if all(isinstance(v, TensorInfo) for v in values) else value
+
+    def _readable_at_call(self, binding: _Binding) -> bool:
+        """A binding :meth:`value_at` may read: a torch call's or a loop's."""
+        if binding.kind == "value":
+            return self._torch_call(binding.source)
+        return binding.kind == "loop" and not isinstance(binding.source, Unpacked)
 
     def _torch_call(self, node: ast.AST | None) -> bool:
         """``torch.tensor(x)``, ``torch.from_numpy(a).float()``: a call of torch's, or a
@@ -1102,13 +1108,6 @@ def _sized_call(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in SIZED_TENSOR_METHODS and any(
         integer_literal(argument) for argument in call.args
     )
-
-
-def _readable_at_call(binding: _Binding, facts: ScopeFacts) -> bool:
-    """A binding :meth:`ScopeFacts.value_at` may read: a torch call's or a loop's."""
-    if binding.kind == "value":
-        return facts._torch_call(binding.source)
-    return binding.kind == "loop" and not isinstance(binding.source, Unpacked)
 
 
 def _chain(node: ast.expr) -> str | None:

@@ -85,6 +85,15 @@ class _Signature:
         return None
 
 
+def _agreed(values: list[Value]) -> tuple | None:
+    """A module's answer for what its calls pass: () for no call, (what they all pass,), or
+    None when they disagree."""
+    if not values:
+        return ()
+    value = join(values)
+    return (value,) if value is not None else None
+
+
 def _called_in_file_only(qualname: str) -> bool:
     """Whether only the file's own calls of the function ``qualname`` are read: a method
     (but ``__init__``, called through its class by name), or one of a nested class. An
@@ -717,10 +726,7 @@ class ModuleSummary:
             if scope is None or argument is None:
                 return None
             values.append(self.facts(scope).value_at(argument))
-        if not values:
-            return ()
-        value = join(values)
-        return (value,) if value is not None else None
+        return _agreed(values)
 
     def _importers_spelling(self, *words: str) -> list[str] | None:
         """The project's modules that import this one and spell every one of ``words``: the
@@ -764,10 +770,7 @@ class ModuleSummary:
             if reaches is None or scope is None or argument is None:
                 return None
             values.append(self.facts(scope).value_at(argument))
-        if not values:
-            return ()
-        value = join(values)
-        return (value,) if value is not None else None
+        return _agreed(values)
 
     def _places(self, qualified: str | None, module: str, name: str) -> bool | None:
         """Whether the imported name ``qualified`` (None: not imported) is the function
