@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_project import ENABLED, found, tree, write  # noqa: F401 (tree: a fixture)
 
-from flake8_tensorcopy.analysis import cache, project
+from flake8_tensorcopy.analysis import cache, plain_file, project
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes and links are POSIX")
 
@@ -88,6 +88,25 @@ def test_a_pipe_named_as_a_module_is_never_opened(tmp_path: Path) -> None:
     (root / "inner_pipe.py").symlink_to(root / "data/pipe.py")
     with deadline(30):
         assert found(crops) == [(5, "TCP005")]
+
+
+def test_a_file_is_read_to_its_bound_even_when_it_grows_after_fstat(tmp_path: Path, monkeypatch) -> None:
+    """The read is sized by what ``fstat`` said, and what was written since is still read
+    up to the bound: a file that grew past it is refused, as one that was too large."""
+    module = tmp_path / "grows.py"
+    module.write_bytes(b"x" * 100)
+    assert plain_file.read_plain_file(str(module), 100) == b"x" * 100
+    assert plain_file.read_plain_file(str(module), 99) is None
+    real_fstat = os.fstat
+
+    def stale_fstat(handle: int) -> os.stat_result:  # as if measured before 60 bytes were appended
+        fields = list(real_fstat(handle))
+        fields[6] -= 60
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(plain_file.os, "fstat", stale_fstat)
+    assert plain_file.read_plain_file(str(module), 100) == b"x" * 100
+    assert plain_file.read_plain_file(str(module), 99) is None
 
 
 def test_a_module_linked_from_outside_the_root_is_never_read(tmp_path: Path, opened: list[str]) -> None:

@@ -30,7 +30,11 @@ def read_plain_file(path: str, limit: int, follow_links: bool = False) -> bytes 
             status = os.fstat(file.fileno())
             if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
                 return None
-            data = file.read(limit + 1)  # it may have grown since fstat
+            # Sized by the file, not the limit: read(n) allocates n bytes up front, and the
+            # limit is megabytes. One byte more shows whether it grew since fstat.
+            data = file.read(status.st_size + 1)
+            if len(data) > status.st_size:
+                data += file.read(limit + 1 - len(data))
         except OSError:
             return None
     return data if len(data) <= limit else None
