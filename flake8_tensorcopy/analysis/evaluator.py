@@ -29,7 +29,7 @@ from .torch_api import (
     DISTRIBUTIONS,
     TENSOR_ONLY_METHODS,
 )
-from .values import Holds, Instance, LibraryObject, Value
+from .values import CALLED_FOR_TENSORS, Holds, Instance, LibraryObject, Value
 from .vocabulary import (
     FRESH,
     FRESH_INDEX,
@@ -450,8 +450,8 @@ class Inference:
         if instance == Holds.DISTRIBUTION:
             return FRESH if name in DISTRIBUTION_TENSOR_METHODS else None  # Categorical(p).sample()
         if isinstance(instance, Instance):
-            if self.summary.attribute(instance, name) == Holds.LOSS:
-                return FRESH  # self.criterion(out, y)
+            if (held := self.summary.attribute(instance, name)) in CALLED_FOR_TENSORS:
+                return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
             returned = self.summary.call_on(instance, name)
             return returned if isinstance(returned, TensorInfo) else None
         if instance is None and (
@@ -486,8 +486,8 @@ class Inference:
             if returned is not None:
                 return returned if isinstance(returned, TensorInfo) else None
         instance = self.summarised(func)  # model = Net(); model(x)
-        if instance == Holds.LOSS:
-            return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
+        if instance in CALLED_FOR_TENSORS:
+            return CALLED_FOR_TENSORS[instance]  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
         returned = self.summary.instance_call(instance) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
 

@@ -36,6 +36,7 @@ from .vocabulary import (
     SIZED_TENSOR_METHODS,
     TENSOR,
     TENSOR_ATTRIBUTES,
+    TENSOR_TRANSFORMS,
     VIEW_METHODS,
     VARIABLE_CONSTRUCTORS,
     TensorInfo,
@@ -43,10 +44,11 @@ from .vocabulary import (
     is_loss_module,
     tensor_method_info,
     torch_function_info,
+    torchvision_transform,
 )
 
 from .in_force import StraightPaths
-from .values import ClassObject, Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
+from .values import CALLED_FOR_TENSORS, ClassObject, Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
 from .ast_patterns import (
     legacy_scalar,
     repeats_a_sequence,
@@ -64,10 +66,9 @@ from .ast_patterns import (
 )
 _TUPLES_OF_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS)
 _DEEP_COPIES = frozenset({"copy.deepcopy"})
-_SEQUENCES = frozenset({"list", "tuple"})
+_SEQUENCES = frozenset({"list", "tuple"})  # builtins that make a sequence of what they iterate
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _OPERATIONS = (ast.BinOp, ast.Compare, ast.UnaryOp)  # what they compute is never a module
-_MOVES = frozenset({"to", "cuda", "cpu"})  # builtins that make a sequence of what they iterate
 _TENSOR_INPUTS = TENSOR_INPUT_FUNCTIONS | VARIABLE_CONSTRUCTORS
 # The nodes whose facts the walk notes; every other node is only descended into.
 _NOTED = frozenset({
@@ -614,6 +615,18 @@ class ScopeFacts:
                     calls.setdefault(argument.id, []).append(call)
         return calls
 
+    def _makes_tensor_transform(self, call: ast.Call, qualified: str) -> bool:
+        """``transforms.ToTensor()``, ``transforms.Compose([..., transforms.ToTensor(),
+        transforms.Normalize(mean, std)])``: a transform whose (last) step returns a tensor."""
+        name = torchvision_transform(qualified)
+        if name in TENSOR_TRANSFORMS:
+            return True
+        if name != "Compose" or len(call.args) != 1 or not isinstance(steps := call.args[0], (ast.List, ast.Tuple)) \
+                or not steps.elts or not isinstance(last := steps.elts[-1], ast.Call):
+            return False
+        step = self.imports.qualify_expression(last.func)
+        return step is not None and torchvision_transform(step) in TENSOR_TRANSFORMS
+
     def _calls_a_loss(self, call: ast.Call) -> bool:
         """``criterion(out, y)``, ``self.criterion(out, y)`` of a torch.nn loss module."""
         func = call.func
@@ -950,6 +963,8 @@ class ScopeFacts:
                 return FRESH if isinstance(copied, TensorInfo) else copied if copied == Holds.TENSORS else None
             if is_loss_module(qualified):
                 return Holds.LOSS
+            if self._makes_tensor_transform(node, qualified):
+                return Holds.TENSOR_TRANSFORM
             if qualified in DISTRIBUTIONS:
                 return Holds.DISTRIBUTION
             if (made := LibraryObject.made_by(qualified)) is not None:
@@ -972,16 +987,16 @@ class ScopeFacts:
                 return self.summary.instance_call(instance)  # model = Net(); model(x)
             if own is None and isinstance(held := self.name_value(func.id), ClassObject):
                 return Instance(held.cls, held.module)  # a class handed in: data(args), data = MetaLoader
-            if own is None and self.name_value(func.id) == Holds.LOSS:
-                return FRESH  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
+            if own is None and (held := self.name_value(func.id)) in CALLED_FOR_TENSORS:
+                return CALLED_FOR_TENSORS[held]  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
             return own
         if not isinstance(func, ast.Attribute):
             return None
         method = func.attr
         receiver = self.value(func.value)
         if isinstance(receiver, Instance):
-            if self.summary.attribute(receiver, method) == Holds.LOSS:
-                return FRESH  # self.criterion(out, y)
+            if (held := self.summary.attribute(receiver, method)) in CALLED_FOR_TENSORS:
+                return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
             return self.summary.call_on(receiver, method)
         if receiver == Holds.LOSS and method in _MOVES:
             return Holds.LOSS  # nn.MSELoss().to(device)

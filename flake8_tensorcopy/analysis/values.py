@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .library_api import DATASET_TENSOR_FIELDS
 from .torch_api import TENSOR_OR_TUPLE_FUNCTIONS, TENSOR_OR_TUPLE_METHODS, TENSOR_TUPLE_FUNCTIONS, TENSOR_TUPLE_METHODS
-from .vocabulary import TENSOR, TensorInfo
+from .vocabulary import FRESH, TENSOR, TensorInfo
 
 
 class Holds(enum.Enum):
@@ -24,6 +24,7 @@ class Holds(enum.Enum):
     TENSOR_OR_TENSORS = "a tensor or a tuple of tensors"  # torch.max(x, ...): each element a tensor
     BATCH = "a batch of a DataLoader"  # unpacking it gives tensors (with the default collate)
     LOSS = "a torch.nn loss module"  # calling it gives a tensor (nn.CrossEntropyLoss())
+    TENSOR_TRANSFORM = "a torchvision transform that ends in a tensor"  # Compose([..., ToTensor()])
     PARAM_GROUPS = "an optimizer's param_groups"  # dicts whose "params" are lists of parameters
     PARAM_GROUP = "one of an optimizer's param_groups"
     DISTRIBUTION = "a torch.distributions distribution"  # its samples and log_probs are tensors
@@ -65,6 +66,9 @@ class LibraryObject:
     def attribute(self, name: str) -> Value:
         return TENSOR if name in DATASET_TENSOR_FIELDS.get(self.qualified, ()) else None
 
+
+# What calling a value of these kinds gives: a loss module a new 0-d tensor, a transform a tensor.
+CALLED_FOR_TENSORS: dict[Holds, TensorInfo] = {Holds.LOSS: FRESH, Holds.TENSOR_TRANSFORM: TENSOR}
 
 # A tuple stands for a function's ``return a, b``: what each position holds.
 Value = TensorInfo | Holds | Instance | ClassObject | LibraryObject | tuple | None

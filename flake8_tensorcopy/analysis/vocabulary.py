@@ -292,6 +292,23 @@ def chooses_cpu_device(text: bytes) -> bool:
     return _CPU_DEVICE.search(text) is not None
 
 
+# torchvision's (v1) transforms that return a tensor whenever they return: ToTensor and
+# PILToTensor make one (from a PIL image or an array); the others accept only tensors.
+TENSOR_TRANSFORMS = frozenset({"ToTensor", "PILToTensor", "Normalize", "ConvertImageDtype"})
+_TRANSFORM_MODULES = ("torchvision.transforms.transforms.", "torchvision.transforms.")
+
+
+def torchvision_transform(qualified: str) -> str | None:
+    """``torchvision.transforms.ToTensor`` -> ``"ToTensor"``: the name of one of torchvision's
+    (v1) transform classes; None for anything else (v2's, whose transforms pass through
+    what they do not handle, included)."""
+    for module in _TRANSFORM_MODULES:
+        name = qualified.removeprefix(module)
+        if name != qualified:
+            return name if "." not in name else None
+    return None
+
+
 def is_loss_module(qualified: str) -> bool:
     """``torch.nn.CrossEntropyLoss``, ``torch.nn.modules.loss.MSELoss``: a loss class, whose
     instances return a tensor when called."""

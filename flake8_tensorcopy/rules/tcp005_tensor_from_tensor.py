@@ -53,7 +53,8 @@ class TensorFromTensor(Rule):
         "that yield only such batches or only tensors (`for batch in loader: yield batch`), a list of tensors repeated "
         "(`[torch.zeros(0, 6)] * n`), `Variable(t)`, what calling the file's own torch "
         "modules returns (their `forward`), the parts of `topk`/`sort`/`chunk`/`max(dim)`, what "
-        "a `torch.nn` loss module returns (`criterion(out, y)`), a loop variable or a name bound once used as only a "
+        "a `torch.nn` loss module returns (`criterion(out, y)`), what a torchvision transform that ends in a "
+        "tensor gives (`Compose([..., ToTensor(), Normalize(...)])`), a loop variable or a name bound once used as only a "
         "tensor can be (`det[:, 5].unique()`, `loss.backward()`), an item of a batch (`images[0]`), a name "
         "bound to a list display holding tensors (`mat = [[torch.cos(a), 0], ...]`), what a function returns after an `if`/`else` that binds the "
         "returned name to a tensor in every branch, what a `torch.distributions` distribution samples or "
@@ -144,6 +145,12 @@ class TensorFromTensor(Rule):
                 "        losses = []\n        for x, y in loader:\n"
                 "            losses.append(self.criterion(model(x), y))\n        return torch.tensor(losses)\n",
                 [(10, 16)]),
+        # What a torchvision pipeline that ends in a tensor gives (a Dataset's transform).
+        Example("import torch\nfrom torchvision import transforms\nclass Pictures:\n    def __init__(self, xs):\n"
+                "        self.xs = xs\n        self.transform = transforms.Compose([\n"
+                "            transforms.ToPILImage(), transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])\n"
+                "    def __getitem__(self, i):\n        img = self.transform(self.xs[i])\n"
+                "        return torch.FloatTensor(img)\n", [(10, 16)]),
         Example("import torch\ndef f(model, loader):\n    accs = []\n    for x, y in loader:\n"
                 "        accs.append((model(x).argmax(1) == y).float().mean())\n    return torch.tensor(accs)\n",
                 [(6, 12)]),
@@ -238,6 +245,12 @@ class TensorFromTensor(Rule):
                 "    return Variable(torch.LongTensor([[idx[0][0]]]))\n", [(5, 21)]),
     )
     clean = (
+        # A torchvision pipeline that ends in a PIL image, and one of v2 (its steps pass
+        # through what they do not handle).
+        "import torch\nfrom torchvision import transforms\nfrom torchvision.transforms import v2\n"
+        "resize = transforms.Compose([transforms.ToTensor(), transforms.ToPILImage()])\n"
+        "scale = v2.Compose([v2.ToDtype(torch.float32)])\n"
+        "def f(picture):\n    return torch.tensor(resize(picture)), torch.tensor(scale(picture))\n",
         # The nested function's name is bound again: which one runs is unknown.
         "import torch\ndef run(model, batches, fast):\n    def evaluate(batch):\n        return [model(x).sum() for x in batch]\n"
         "    if fast:\n        evaluate = len\n    history = [evaluate(batch) for batch in batches]\n"
