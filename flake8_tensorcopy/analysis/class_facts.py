@@ -82,6 +82,17 @@ class ClassFacts:
         self._values[name] = value
         return value
 
+    def stored_lambda(self, name: str) -> ast.Lambda | None:
+        """The lambda that a method stores in ``self.name``, when that is the attribute's only
+        store (``self.dist = lambda x, m: (x - m) @ (x - m)``) and no name is set at run time."""
+        if self._stores is None:
+            self._stores = self._collect()
+        stores = self._stores.get(name, ())
+        if self._dynamic or len(stores) != 1:
+            return None
+        method, value, path = stores[0]
+        return value if method is not None and not path and isinstance(value, ast.Lambda) else None
+
     def _set_in_init(self, name: str) -> bool:
         return any(
             method is not None and getattr(method, "name", "") == "__init__" for method, _, _ in self._stores.get(name, ())

@@ -368,6 +368,9 @@ class Inference:
                 return TENSOR  # dist.mean
             if receiver is None and (qualified := self.qualify(node)) is not None:
                 return self.summary.imported_value(qualified)  # config.MEAN
+            facts = self.facts
+            if receiver is None and facts is not None and self._not_narrowed(node.value):  # agent.memory
+                return facts.each_instance(node.value, lambda instance: self.summary.attribute(instance, node.attr))
         return None
 
     def holds_tensors(self, node: ast.expr) -> bool:
@@ -435,7 +438,7 @@ class Inference:
                 return returned if isinstance(returned, TensorInfo) else None
             return None
         if isinstance(node.func, ast.Name):
-            return self._own_call_info(node.func)
+            return self._own_call_info(node.func, node)
         called = method_call(node)
         if called is None:
             return None
@@ -449,11 +452,19 @@ class Inference:
         instance = self.summarised(receiver)
         if instance == Holds.DISTRIBUTION:
             return FRESH if name in DISTRIBUTION_TENSOR_METHODS else None  # Categorical(p).sample()
-        if isinstance(instance, Instance):
+        facts = self.facts
+        if isinstance(instance, Instance) and facts is not None:
+            returned = facts.method_result(instance, name, node)  # self.criterion(out, y), self.dist(x, m)
+            return returned if isinstance(returned, TensorInfo) else None
+        if isinstance(instance, Instance):  # in a class body
             if (held := self.summary.attribute(instance, name)) in CALLED_FOR_TENSORS:
                 return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
             returned = self.summary.call_on(instance, name)
             return returned if isinstance(returned, TensorInfo) else None
+        if instance is None and facts is not None and self._not_narrowed(receiver):
+            returned = facts.each_instance(receiver, lambda instance: facts.method_result(instance, name, node))
+            if isinstance(returned, TensorInfo):
+                return returned  # agent = NAF(...) or DDPG(...); agent.select_action(s)
         if instance is None and (
             name in TENSOR_ONLY_METHODS or (isinstance(receiver, _OPERATIONS) and name in COMPUTED_TENSOR_METHODS)
         ):
@@ -475,7 +486,7 @@ class Inference:
         called = method_call(node)
         return tensor_tuple_value(called[1]) if called is not None and self.info(called[0]) else None
 
-    def _own_call_info(self, func: ast.Name) -> TensorInfo | None:
+    def _own_call_info(self, func: ast.Name, call: ast.Call) -> TensorInfo | None:
         """``helper(...)``: what the file's own function returns, when nothing here rebinds it;
         ``model(x)``: what calling an instance of the file's class returns."""
         facts = self.facts
@@ -485,11 +496,24 @@ class Inference:
             returned = facts.own_call(func.id)
             if returned is not None:
                 return returned if isinstance(returned, TensorInfo) else None
+        function = facts.bound_lambda(func.id) if self._not_narrowed(func) else None
+        if function is not None:
+            returned = facts.lambda_result(function, call)  # dist = lambda x, m: ...; dist(t, m)
+            return returned if isinstance(returned, TensorInfo) else None
         instance = self.summarised(func)  # model = Net(); model(x)
         if instance in CALLED_FOR_TENSORS:
             return CALLED_FOR_TENSORS[instance]  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
-        returned = self.summary.instance_call(instance) if isinstance(instance, Instance) else None
+        if instance is None and self._not_narrowed(func):
+            returned = facts.each_instance(func, self.summary.instance_call)  # model = A() or B(); model(x)
+        else:
+            returned = self.summary.instance_call(instance) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
+
+    def _not_narrowed(self, node: ast.expr) -> bool:
+        """Whether neither a type test nor a comprehension's variable here says the name
+        ``node`` holds other than the summary says."""
+        binding = self.binding(node.id) if isinstance(node, ast.Name) else None
+        return binding is None or not binding.opaque
 
 
 def _empty_or_tensors(value: ast.expr | None, inference: Inference) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Callable
 from typing import NamedTuple, TYPE_CHECKING
 
 from ..imports import FUNCTION_DEFS
@@ -156,6 +157,7 @@ class ScopeFacts:
         # as only a tensor can be used
         self._used_as_tensor: dict[str, list[int]] = {}
         self._values: dict[str, Value] = {}
+        self._choices: dict[str, tuple[Instance, ...]] = {}  # name -> the instances its bindings make
         self._names_read: dict[int, frozenset[str]] = {}  # id(a binding's source) -> the names in it
         self._assumed: dict[str, Value] = {}  # names being judged: what they are assumed to hold
         self._comprehending = 0  # how many comprehensions' targets are being assumed
@@ -349,6 +351,44 @@ class ScopeFacts:
         if not self._comprehending:  # judged under a comprehension's assumptions: not for keeps
             self._values[name] = value
         return value
+
+    def instances(self, name: str) -> tuple[Instance, ...]:
+        """The instances of the project's classes that ``name`` may hold, one a binding, when
+        every binding of it makes one and they are not all of one class (``agent = NAF(...)``
+        in one branch, ``agent = DDPG(...)`` in the other); () otherwise."""
+        if name in self._assumed:
+            return ()
+        if name not in self.bindings:
+            parent = self.summary.parent_scope(self.qualname) if self.qualname else None
+            return parent.instances(name) if parent is not None else ()
+        known = self._choices.get(name)
+        if known is not None:
+            return known
+        bindings = self.bindings[name]
+        if len(bindings) < 2 or any(b.kind != "value" or not isinstance(b.source, ast.Call) for b in bindings):
+            return ()
+        self._assumed[name] = None  # a binding that reads the name (``agent = agent.to(d)``) makes nothing known
+        try:
+            values = []
+            for binding in bindings:
+                value = self.value(binding.source)
+                if not isinstance(value, Instance):
+                    break  # the rest need not be judged
+                values.append(value)
+        finally:
+            del self._assumed[name]
+        made = tuple(values) if len(values) == len(bindings) and len(set(values)) > 1 else ()
+        if not self._comprehending:  # judged under a comprehension's assumptions: not for keeps
+            self._choices[name] = made
+        return made
+
+    def each_instance(self, node: ast.expr, answer: Callable[[Instance], Value]) -> Value:
+        """What ``answer`` gives for every instance the name ``node`` may hold (see
+        :meth:`instances`), when they agree: whichever class the code picked, the same kind of value."""
+        if not isinstance(node, ast.Name):
+            return None
+        made = self.instances(node.id)
+        return join([answer(instance) for instance in made]) if made else None
 
     def parameter_value(self, name: str) -> Value:
         """What the parameter ``name`` holds when the function is entered, whatever the
@@ -989,15 +1029,21 @@ class ScopeFacts:
                 return Instance(held.cls, held.module)  # a class handed in: data(args), data = MetaLoader
             if own is None and (held := self.name_value(func.id)) in CALLED_FOR_TENSORS:
                 return CALLED_FOR_TENSORS[held]  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
+            if own is None and (function := self.bound_lambda(func.id)) is not None:
+                return self.lambda_result(function, node)  # dist = lambda x, m: ...; dist(t, m)
+            if own is None:
+                return self.each_instance(func, self.summary.instance_call)  # model = A() or B(); model(x)
             return own
         if not isinstance(func, ast.Attribute):
             return None
         method = func.attr
         receiver = self.value(func.value)
         if isinstance(receiver, Instance):
-            if (held := self.summary.attribute(receiver, method)) in CALLED_FOR_TENSORS:
-                return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
-            return self.summary.call_on(receiver, method)
+            return self.method_result(receiver, method, node)
+        if receiver is None:
+            chosen = self.each_instance(func.value, lambda instance: self.method_result(instance, method, node))
+            if chosen is not None:
+                return chosen  # agent = NAF(...) or DDPG(...); agent.select_action(s)
         if receiver == Holds.LOSS and method in _MOVES:
             return Holds.LOSS  # nn.MSELoss().to(device)
         if receiver == Holds.DISTRIBUTION:
@@ -1017,6 +1063,57 @@ class ScopeFacts:
         if receiver is None and method in VIEW_METHODS and _sized_call(node):
             return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
         return None
+
+    def method_result(self, instance: Instance, method: str, call: ast.Call) -> Value:
+        """What ``instance.method(...)`` returns (``call``: the call)."""
+        if (held := self.summary.attribute(instance, method)) in CALLED_FOR_TENSORS:
+            return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
+        result = self.summary.call_on(instance, method)
+        if result is None and (function := self.summary.stored_lambda(instance, method)) is not None:
+            return self.lambda_result(function, call)  # self.dist = lambda x, m: ...; self.dist(t, m)
+        return result
+
+    def lambda_result(self, function: ast.Lambda, call: ast.Call) -> Value:
+        """What the lambda ``function`` returns for what ``call`` passes it: its body judged
+        with each parameter holding what its argument holds here, when the body reads nothing
+        but its parameters and the file's imports (so it means the same here as where it is
+        defined)."""
+        arguments = _lambda_arguments(function, call)
+        if arguments is None or not self._reads_parameters_and_imports(function):
+            return None
+        values = {name: self.value(argument) for name, argument in arguments.items()}
+        outer = dict(self._assumed)
+        self._comprehending += 1  # judged under assumptions: not for keeps
+        try:
+            self._assumed.update(values)
+            return self.value(function.body)
+        finally:
+            self._assumed = outer
+            self._comprehending -= 1
+
+    def bound_lambda(self, name: str) -> ast.Lambda | None:
+        """The lambda that the nearest scope binding ``name`` (this one, an enclosing
+        function, the module) binds it to, when that is its only binding there."""
+        if name in self._assumed:
+            return None  # a comprehension's variable
+        facts: ScopeFacts | None = self
+        while facts is not None:
+            bindings = facts.bindings.get(name)
+            if bindings:
+                only = bindings[0]
+                lone = len(bindings) == 1 and only.kind == "value"
+                return only.source if lone and isinstance(only.source, ast.Lambda) else None
+            facts = self.summary.parent_scope(facts.qualname) if facts.qualname else None
+        return None
+
+    def _reads_parameters_and_imports(self, function: ast.Lambda) -> bool:
+        parameters = {argument.arg for argument in function.args.args}
+        return all(
+            not isinstance(node, (ast.Lambda, ast.comprehension, ast.NamedExpr))
+            and not (isinstance(node, ast.Name) and node.id not in parameters
+                     and (node.id not in self.imports.aliases or self._local_anywhere(node.id)))
+            for node in ast.walk(function.body)
+        )
 
     def own_call(self, name: str) -> Value:
         """What ``name(...)`` returns when ``name`` is a function or class the module defines,
@@ -1065,6 +1162,10 @@ class ScopeFacts:
         receiver = self.value(node.value)
         if isinstance(receiver, Instance):
             return self.summary.attribute(receiver, attr)
+        if receiver is None:
+            chosen = self.each_instance(node.value, lambda instance: self.summary.attribute(instance, attr))
+            if chosen is not None:
+                return chosen  # agent = NAF(...) or DDPG(...); agent.memory
         if isinstance(receiver, LibraryObject):
             return receiver.attribute(attr)  # train_set.targets
         if receiver == Holds.DISTRIBUTION:
@@ -1080,6 +1181,23 @@ class ScopeFacts:
             if value is not None:
                 return value
         return TENSOR if receiver is None and self._used_chain(node) else None
+
+
+def _lambda_arguments(function: ast.Lambda, call: ast.Call) -> dict[str, ast.expr] | None:
+    """Parameter -> the argument ``call`` passes it, when the lambda takes plain parameters
+    only and the call passes each exactly once (no default, ``*args`` nor ``**kwargs``)."""
+    signature = function.args
+    if signature.posonlyargs or signature.vararg or signature.kwonlyargs or signature.kwarg or signature.defaults:
+        return None
+    if any(isinstance(argument, ast.Starred) for argument in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    names = [argument.arg for argument in signature.args]
+    passed = dict(zip(names, call.args))
+    for keyword in call.keywords:
+        if keyword.arg in passed:
+            return None
+        passed[keyword.arg] = keyword.value
+    return passed if len(call.args) <= len(names) and set(passed) == set(names) else None
 
 
 def batch_item(base: Value, index: ast.expr) -> bool:

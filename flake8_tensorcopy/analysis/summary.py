@@ -443,14 +443,25 @@ class ModuleSummary:
         """What ``instance.name`` holds."""
         if instance.module and instance.module != self.path:
             return self._abroad(instance, "attribute", name)
-        cls = instance.cls
+        facts = self._class_facts(instance.cls)
+        return facts.attribute(name) if facts is not None else None
+
+    def _class_facts(self, cls: str) -> ClassFacts | None:
         facts = self._classes.get(cls)
         if facts is None:
             node = self.definition(cls)
             if not isinstance(node, ast.ClassDef):
                 return None
             facts = self._classes[cls] = ClassFacts(self, node, cls)
-        return facts.attribute(name)
+        return facts
+
+    def stored_lambda(self, instance: Instance, name: str) -> ast.Lambda | None:
+        """The lambda that ``instance.name`` holds (see ``ClassFacts.stored_lambda``), for a
+        class of this module: its body is read where it is called."""
+        if instance.module and instance.module != self.path:
+            return None
+        facts = self._class_facts(instance.cls)
+        return facts.stored_lambda(name) if facts is not None else None
 
     def writes_arguments(self, function: str) -> frozenset[int]:
         """The positions of the module-level ``function``'s parameters that it writes in place

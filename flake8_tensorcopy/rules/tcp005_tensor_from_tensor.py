@@ -59,7 +59,10 @@ class TensorFromTensor(Rule):
         "bound to a list display holding tensors (`mat = [[torch.cos(a), 0], ...]`), what a function returns after an `if`/`else` that binds the "
         "returned name to a tensor in every branch, what a `torch.distributions` distribution samples or "
         "scores (`Categorical(p).sample()`, `dist.log_prob(a)`), what a function annotated `-> torch.Tensor` "
-        "returns, what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
+        "returns, what every class a name may hold an instance of agrees on (`agent = NAF(...)` in one "
+        "branch, `agent = DDPG(...)` in the other, then `agent.select_action(s)`), what a lambda returns "
+        "for the arguments a call passes it when its body reads only its parameters and the file's "
+        "imports (`self.dist = lambda x, m: (x - m).T @ (x - m)`), what a numpy ufunc gives back for a tensor (`np.exp(t)` is a tensor on the CPU, "
         "`Tensor.__array_wrap__`), what POT and einops give back for tensors (they answer in their "
         "inputs' type: `ot.sinkhorn(a, b, M, reg)` without `log=True`, `einops.rearrange(t, ...)`), "
         "the tensor fields of a torchvision dataset the file makes "
@@ -243,6 +246,21 @@ class TensorFromTensor(Rule):
         # An item of what `.topk` gives: a 0-d tensor since PyTorch 0.4.
         Example("import torch\nfrom torch.autograd import Variable\ndef decode(out):\n    top, idx = out.data.topk(1)\n"
                 "    return Variable(torch.LongTensor([[idx[0][0]]]))\n", [(5, 21)]),
+        # A name bound to an instance of one of several of the file's classes: what each
+        # class's method returns, attribute holds or call gives, when they agree.
+        Example("import torch\nclass Actor:\n    def __init__(self):\n        self.noise = torch.zeros(2)\n"
+                "    def act(self, s):\n        return torch.tanh(s)\nclass Critic:\n    def __init__(self):\n"
+                "        self.noise = torch.ones(2)\n    def act(self, s):\n        return torch.relu(s)\n"
+                "def step(s, fast):\n    if fast:\n        agent = Actor()\n    else:\n        agent = Critic()\n"
+                "    action = agent.act(s)\n    return torch.Tensor(action), torch.tensor(agent.act(s)), torch.tensor(agent.noise)\n",
+                [(18, 12), (18, 34), (18, 62)]),
+        # What a lambda returns for the arguments a call passes it, when its body reads only
+        # its parameters and the file's imports.
+        Example("import torch\nclass Mixture:\n    def __init__(self):\n        self.dist = lambda x, m: (x - m).T @ (x - m)\n"
+                "    def dists(self, X: torch.Tensor, m):\n        d = [self.dist(X[i], m) for i in range(len(X))]\n"
+                "        return torch.Tensor(d)\n", [(7, 16)], message="torch.Tensor([...]) of tensors"),
+        Example("import torch\nnorm = lambda v: (v * v).sum()\ndef norms(x: torch.Tensor):\n"
+                "    return torch.tensor([norm(x[0]), norm(x[1])])\n", [(4, 12)], message="torch.tensor([...]) of tensors"),
     )
     clean = (
         # A torchvision pipeline that ends in a PIL image, and one of v2 (its steps pass
@@ -361,6 +379,19 @@ class TensorFromTensor(Rule):
         # Used as a tensor in one arm of an `if` only: the test tells what the parameter holds.
         "import torch\nclass Prior:\n    def record(self, usage, index=None):\n        if index is None:\n"
         "            self.counts = usage.log()\n        else:\n            self.counts[index] = torch.tensor(usage).log()\n",
+        # One of the classes the name may hold gives no tensor, or one binding is no instance
+        # of the file's classes: the classes do not agree.
+        "import torch\nclass Actor:\n    def act(self, s):\n        return torch.tanh(s)\nclass Random:\n"
+        "    def act(self, s):\n        return 0\ndef step(s, fast, load):\n    if fast:\n        agent = Actor()\n"
+        "    else:\n        agent = Random()\n    other = Actor() if fast else load()\n"
+        "    return torch.Tensor(agent.act(s)), torch.tensor(other.act(s))\n",
+        # A lambda given what is not known to be a tensor, one that reads a name of the scope
+        # it is defined in (``table`` there is not the caller's), and a comprehension's
+        # variable that hides a lambda's name.
+        "import torch\nnorm = lambda v: (v * v).sum()\nclass Table:\n    def __init__(self, table):\n"
+        "        self.pick = lambda i: table[i]\n    def f(self, table: torch.Tensor, xs, fns):\n"
+        "        return torch.tensor([norm(xs[0])]), torch.tensor([self.pick(0)]), "
+        "torch.tensor([norm(table[0]) for norm in fns])\n",
     )
 
     def visit_Call(self, node: ast.Call) -> None:
