@@ -11,8 +11,7 @@ The cycle collector is paused while the analysis is imported and while it runs: 
 modules are tens of thousands of objects that live as long as the process, and each
 lint allocates as many that reference counting frees. Scanned young and promoted, they
 set off full collections of everything flake8 holds, which a one-file run (``flake8 -``
-under an editor) would otherwise never pay. Over a tree, the analysis is imported before the
-first file and frozen for the collector with what lives as long as the run.
+under an editor) would otherwise never pay.
 """
 
 from __future__ import annotations
@@ -67,16 +66,13 @@ class TensorCopyChecker:
         if getattr(options, "tensorcopy_no_project", False):
             files_alone()
         settings = TensorCopyChecker.settings = flake8_settings.load(options)
-        many = _lints_many_files(options)
-        if many or _forks_workers(options):
+        if _forks_workers(options):
             # flake8 forks its workers once the options are parsed: imported now, the engine
             # and the chosen rules are shared by all of them instead of imported by each.
             with collector.paused():
                 from .engine import rules_for
 
                 rules_for(settings.chosen.codes)
-        if many:  # and frozen with what lives as long as the run (see freeze_long_lived)
-            collector.freeze_long_lived("analysis")
 
     def _triggers(self) -> tuple:
         """This file's triggers: the rules the settings choose for it."""
@@ -128,20 +124,6 @@ class TensorCopyChecker:
             LOG.info("flake8-tensorcopy skipped part of %s: %s", self.filename, "; ".join(reasons))
 
 
-# Named files from which a run is long enough to repay freezing (a full collection, some
-# milliseconds): a pre-commit run on a few changed files is not.
-_MANY_FILES = 32
-
-
-def _lints_many_files(options) -> bool:
-    """Whether flake8 was given a folder or many files: a run over a tree, not ``flake8 -``
-    under an editor nor a pre-commit run on a few changed files."""
-    import os
-
-    names = _named_files(options)
-    return len(names) >= _MANY_FILES or any(os.path.isdir(name) for name in names)
-
-
 def _forks_workers(options) -> bool:
     """Whether flake8 will likely lint in forked workers: more than one job, on more than
     one file or on a folder, where processes fork (flake8's own test is on the files found)."""
@@ -154,12 +136,8 @@ def _forks_workers(options) -> bool:
     if jobs is None or method != "fork":
         return False
     count = (os.cpu_count() or 1) if jobs.is_auto else jobs.n_jobs
-    names = _named_files(options)
+    names = [name for name in getattr(options, "filenames", None) or ["."] if name != "-"]
     return count > 1 and (len(names) > 1 or any(os.path.isdir(name) for name in names))
-
-
-def _named_files(options) -> list[str]:
-    return [name for name in getattr(options, "filenames", None) or ["."] if name != "-"]
 
 
 class _OptInChecker(TensorCopyChecker):

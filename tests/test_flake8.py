@@ -202,44 +202,6 @@ def test_a_run_that_forks_workers_imports_the_analysis_before_the_fork(tmp_path,
     assert not plugin._forks_workers(options("auto", str(tmp_path)))  # a spawned worker imports anew
 
 
-def test_a_run_over_a_tree_freezes_the_analysis_for_the_cycle_collector(tmp_path):
-    """Over a folder (or many named files), the engine and the rules are imported before the
-    first file and frozen with what lives as long as the run; one file, a few files, or
-    ``flake8 -`` pay no collection for it."""
-    import argparse
-
-    from flake8_tensorcopy import plugin
-
-    for index in range(40):
-        (tmp_path / f"m{index}.py").write_text("import copy\n\nimport torch\n\nt = torch.ones(2)\nc = copy.deepcopy(t)\n")
-    files = sorted(str(path) for path in tmp_path.glob("*.py"))
-
-    def options(*names: str) -> argparse.Namespace:
-        return argparse.Namespace(filenames=list(names))
-
-    assert plugin._lints_many_files(options(str(tmp_path)))
-    assert plugin._lints_many_files(options(*files[:32]))
-    assert not plugin._lints_many_files(options(*files[:5]))  # a pre-commit run on changed files
-    assert not plugin._lints_many_files(options("-"))
-    probe = (
-        "import gc, sys\nfrom flake8.main import cli\n"
-        "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "print(gc.get_freeze_count())\n"
-    )
-
-    def frozen(*arguments: str) -> tuple[int, int]:
-        """The objects frozen after the run, and its TCP003 findings."""
-        result = subprocess.run([sys.executable, "-c", probe, "-j", "1", "--select", "TCP", *arguments],
-                                capture_output=True, text=True, timeout=300, cwd=tmp_path)
-        lines = result.stdout.splitlines()
-        assert lines and result.stderr == "", result.stdout + result.stderr
-        return int(lines[-1]), sum(": TCP003 " in line for line in lines)
-
-    over_the_tree, findings = frozen(".")
-    assert over_the_tree > 10_000 and findings == 40  # the analysis, the rules, flake8's own objects
-    assert frozen("m0.py", "m1.py") == (0, 2)
-
-
 def test_importing_the_plugin_leaves_the_cycle_collector_as_it_was():
     probe = (
         "import gc\nimport flake8_tensorcopy.plugin\nassert gc.isenabled()\n"

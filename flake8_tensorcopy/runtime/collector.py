@@ -30,7 +30,6 @@ from collections.abc import Iterator
 _lock = threading.Lock()
 _pauses = 0  # under way, all threads together
 _resume = False  # whether the collector was on when the first of them began
-_frozen: set[str] = set()  # what has been frozen once imported: "analysis", "libcst"
 
 
 @contextlib.contextmanager
@@ -59,22 +58,3 @@ def _collect() -> None:
     counts, thresholds = gc.get_count(), gc.get_threshold()
     if counts[1] > thresholds[1]:
         gc.collect(2 if counts[2] >= thresholds[2] else 1)
-
-
-def freeze_long_lived(imported: str) -> None:
-    """Freeze what exists now, once a process for each of what was ``imported``, so that the
-    cycle collector skips it.
-
-    Called when the analysis (for flake8 over many files) or LibCST (for a fix) is imported
-    and a long run is ahead: the modules, rules and tables, some tens of thousands of objects that
-    live as long as the process, would otherwise be scanned again by every full collection.
-    The host's own long-lived objects of that moment are frozen with them (Python freezes all
-    or nothing); reference counting still frees any of them. One collection first, so that
-    no garbage that exists now is kept for good.
-    """
-    with _lock:
-        if imported in _frozen:
-            return
-        _frozen.add(imported)
-    gc.collect()
-    gc.freeze()
