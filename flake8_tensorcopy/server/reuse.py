@@ -105,8 +105,8 @@ def _answer(summary: ModuleSummary, question: Question) -> object:
         return _import_state(summary)
     if asked == "scope":
         return summary.scope(*arguments) is not None
-    if asked == "definition":
-        return _digest(summary.definition(*arguments))
+    if asked in ("definition", "stored_lambda"):
+        return _digest(getattr(summary, asked)(*arguments))
     if asked == "facts":
         qualname, method, *arguments = arguments
         return getattr(summary.scope(qualname), method)(*arguments)
@@ -122,7 +122,7 @@ def _import_state(summary: ModuleSummary) -> dict:
 
 
 def _digest(node: ast.AST | None) -> bytes | None:
-    """A def or class of the file, all of it a caller could read, positions included."""
+    """A def, class or lambda of the file, all of it a caller could read, positions included."""
     if node is None:
         return None
     return hashlib.blake2b(ast.dump(node, include_attributes=True).encode(), digest_size=16).digest()
@@ -164,6 +164,11 @@ class _Recorder:
         self.note(("definition", qualname), _digest(node))
         return node
 
+    def stored_lambda(self, instance: Instance, name: str) -> ast.Lambda | None:
+        node = self._summary.stored_lambda(instance, name)
+        self.note(("stored_lambda", instance, name), _digest(node))
+        return node
+
     def __getattr__(self, name: str):
         if name in self._VALUES:
             return self.noted(getattr(self._summary, name), (name,))
@@ -188,7 +193,10 @@ class _Recorder:
 class _RecordedFacts:
     """A scope's facts (``ModuleSummary.scope``), its questions noted by the recorder."""
 
-    _VALUES = frozenset({"name_value", "parameter_value", "own_call", "receives_tensors", "bound_only_to_results"})
+    _VALUES = frozenset({
+        "name_value", "parameter_value", "own_call", "receives_tensors", "bound_only_to_results", "instances",
+        "bound_lambda",  # a lambda found is then judged by lambda_result, which leaves the record incomplete
+    })
     _PROPERTIES = frozenset({"legacy_scalars"})  # read, not called
 
     def __init__(self, recorder: _Recorder, facts: ScopeFacts, qualname: str) -> None:
