@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from ..imports import ImportTable
 from .ast_patterns import AstCallShape, annotation_value, integer_literal, repeats_a_sequence
@@ -48,19 +47,36 @@ from .vocabulary import (
 )
 
 
-@dataclass(frozen=True)
 class Binding:
     """The latest value bound to a name in the current scope.
+
+    ``info`` is what ``value`` held when the binding happened, worked out when first read:
+    most bindings are never asked about, and working one out may read other modules. Until
+    then the binding keeps the bindings in force then of the names ``value`` reads, which
+    are all that the evidence reads of the scope (``Inference.bind_lazily``).
 
     ``opaque``: the name is known NOT to hold what the module summary says (narrowed by
     ``isinstance``, or shadowed by a comprehension's or lambda's own variable).
     """
 
-    value: ast.expr | None  # None: bound by something other than `name = value`
-    info: TensorInfo | None  # inferred when the binding happened
-    opaque: bool = False
-    tensors: bool = False  # a comprehension that made a list of tensors (judged when bound)
-    parameter: bool = False  # the function's parameter, not rebound yet: what it was passed
+    __slots__ = ("value", "_info", "opaque", "tensors", "parameter", "_pending")
+
+    def __init__(self, value: ast.expr | None, info: TensorInfo | None, opaque: bool = False,
+                 tensors: bool = False, parameter: bool = False) -> None:
+        self.value = value  # None: bound by something other than `name = value`
+        self._info = info
+        self.opaque = opaque
+        self.tensors = tensors  # a comprehension that made a list of tensors (judged when bound)
+        self.parameter = parameter  # the function's parameter, not rebound yet: what it was passed
+        self._pending: tuple[Inference, dict[str, Binding], tuple[str, bool]] | None = None
+
+    @property
+    def info(self) -> TensorInfo | None:
+        if self._pending is not None:
+            inference, scope, qualname = self._pending
+            self._pending = None
+            self._info = inference.info_where_bound(self.value, scope, qualname)
+        return self._info
 
 
 _OPAQUE = Binding(None, None, opaque=True)
@@ -180,12 +196,32 @@ class Inference:
              parameter: bool = False) -> None:
         self.scopes[-1][name] = Binding(value, info, tensors=tensors, parameter=parameter)
 
+    def bind_lazily(self, name: str, value: ast.expr) -> None:
+        """``name = value``, with what ``value`` holds worked out when first asked, from the
+        bindings in force now of the names it reads."""
+        scope = self.scopes[-1]
+        reads = {node.id for node in ast.walk(value) if type(node) is ast.Name}
+        binding = Binding(value, None)
+        binding._pending = (self, {read: scope[read] for read in reads if read in scope}, self.qualnames[-1])
+        scope[name] = binding
+
+    def info_where_bound(self, value: ast.expr, scope: dict[str, Binding], qualname: tuple[str, bool]) -> TensorInfo | None:
+        """What ``value`` holds with ``scope`` in force in the scope ``qualname``."""
+        outer = self.scopes, self.qualnames
+        self.scopes, self.qualnames = [scope], [qualname]
+        try:
+            return self.info(value)
+        finally:
+            self.scopes, self.qualnames = outer
+
     def bind_target(self, target: ast.expr, value: ast.expr | None) -> None:
         if isinstance(target, ast.Name):
             if isinstance(value, ast.ListComp) and self._comprehension_of_tensors(value):
                 self.bind(target.id, value, None, tensors=True)
+            elif value is not None:
+                self.bind_lazily(target.id, value)
             else:
-                self.bind(target.id, value, self.info(value) if value is not None else None)
+                self.bind(target.id, None, None)
             return
         for name in bound_names(target):
             self.bind(name, None, None)

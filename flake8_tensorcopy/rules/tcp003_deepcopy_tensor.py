@@ -55,6 +55,10 @@ class DeepcopyTensor(Rule):
         Example("import copy\nimport torch\ndef f(t: torch.Tensor):\n    return copy.deepcopy(t)\n", [(4, 12)]),
         Example("import copy as c\nimport torch\ndef f():\n    w = torch.nn.Parameter(torch.ones(3))\n    return c.deepcopy(w)\n", [(5, 12)]),
         Example("from copy import deepcopy as dc\nimport torch\ndef f(x):\n    return dc(torch.zeros(3)[:2])\n", [(4, 12)]),
+        # A name holds what its value held where it was bound, whatever the names it read
+        # were bound to afterwards.
+        Example("import copy\nimport torch\ndef f(rows):\n    x = torch.ones(3)\n    y = x * 2\n    x = rows\n"
+                "    return copy.deepcopy(y)\n", [(7, 12)]),
         # What the rest of the file says (the module summary):
         Example("import copy\nimport torch\ndef propagate(x):\n    return torch.stack([x, x])\n"
                 "def f(x):\n    return copy.deepcopy(propagate(x))\n", [(6, 12)]),
@@ -96,6 +100,9 @@ class DeepcopyTensor(Rule):
                 "    return criterion(feats, target), kept\n", [(6, 12)]),
     )
     clean = (
+        # Bound from a list, the name stays unknown though the list's name is a tensor later.
+        "import copy\nimport torch\ndef f(rows):\n    x = list(rows)\n    y = x\n    x = torch.ones(3)\n"
+        "    return copy.deepcopy(y)\n",
         # `.cuda()` alone: a module has it too.
         "import copy\ndef f(net):\n    net = net.cuda()\n    return copy.deepcopy(net)\n",
         # An element of a list into Variable: the list is no tensor.
