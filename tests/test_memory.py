@@ -48,3 +48,28 @@ def test_a_files_summary_is_freed_when_flake8_is_done_with_it(tmp_path):
         assert not [o for o in gc.get_objects() if type(o) is ModuleSummary and o.tree is tree]
     finally:
         gc.enable()
+
+
+def test_a_binding_no_rule_read_keeps_nothing_alive():
+    """A binding's value is worked out when first read, by the inference that made it: it
+    holds that inference weakly, or the inference's scopes (which hold the binding) would
+    make a cycle that keeps the module's summary and tree until the cycle collector runs."""
+    import ast
+    import gc
+
+    from flake8_tensorcopy.analysis.evaluator import Inference
+    from flake8_tensorcopy.imports import ImportTable
+
+    tree = ast.parse("import torch\nunread = torch.ones(1)\nx = unread * 2\n")
+    gc.collect()
+    gc.disable()  # what is still tracked afterwards was not freed by reference counting
+    try:
+        inference = Inference(ImportTable.from_ast(tree))
+        for statement in tree.body[1:]:
+            inference.bind_target(statement.targets[0], statement.value)
+        assert inference.binding("x").info is not None  # worked out, through `unread`, when read
+        inference.bind_target(tree.body[1].targets[0], tree.body[1].value)  # bound again: never read
+        del inference
+        assert not [o for o in gc.get_objects() if type(o) is Inference]
+    finally:
+        gc.enable()

@@ -14,6 +14,7 @@ same as in a walk of the whole file.
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Callable, Iterator
 
 from ..imports import ImportTable
@@ -68,14 +69,17 @@ class Binding:
         self.opaque = opaque
         self.tensors = tensors  # a comprehension that made a list of tensors (judged when bound)
         self.parameter = parameter  # the function's parameter, not rebound yet: what it was passed
-        self._pending: tuple[Inference, dict[str, Binding], tuple[str, bool]] | None = None
+        # The inference by a weak reference: a strong one would be a cycle (its scopes hold the
+        # binding), keeping the module's summary and tree alive until the cycle collector runs.
+        self._pending: tuple[weakref.ref[Inference], dict[str, Binding], tuple[str, bool]] | None = None
 
     @property
     def info(self) -> TensorInfo | None:
         if self._pending is not None:
             inference, scope, qualname = self._pending
             self._pending = None
-            self._info = inference.info_where_bound(self.value, scope, qualname)
+            if (alive := inference()) is not None:  # read only while its walk lasts
+                self._info = alive.info_where_bound(self.value, scope, qualname)
         return self._info
 
 
@@ -202,7 +206,7 @@ class Inference:
         scope = self.scopes[-1]
         reads = {node.id for node in ast.walk(value) if type(node) is ast.Name}
         binding = Binding(value, None)
-        binding._pending = (self, {read: scope[read] for read in reads if read in scope}, self.qualnames[-1])
+        binding._pending = (weakref.ref(self), {read: scope[read] for read in reads if read in scope}, self.qualnames[-1])
         scope[name] = binding
 
     def info_where_bound(self, value: ast.expr, scope: dict[str, Binding], qualname: tuple[str, bool]) -> TensorInfo | None:
