@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import ast
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from ..imports import ImportTable
 from .ast_patterns import AstCallShape, annotation_value, integer_literal, repeats_a_sequence
-from .scope_facts import ScopeFacts, batch_item
+from .scope_facts import ScopeFacts, batch_item, each_instance, method_result
 from .summary import ModuleSummary
 from .torch_api import (
     COMPUTED_TENSOR_METHODS,
@@ -28,7 +28,7 @@ from .torch_api import (
     DISTRIBUTIONS,
     TENSOR_ONLY_METHODS,
 )
-from .values import CALLED_FOR_TENSORS, Holds, Instance, LibraryObject, Value, join, tensor_tuple_value, torch_tuple_value
+from .values import CALLED_FOR_TENSORS, Holds, Instance, LibraryObject, Value, tensor_tuple_value, torch_tuple_value
 from .vocabulary import (
     FRESH,
     FRESH_INDEX,
@@ -409,7 +409,7 @@ class Inference:
                 return self.summary.imported_value(qualified)  # config.MEAN
             facts = self.facts
             if receiver is None and facts is not None and self._not_narrowed(node.value):  # agent.memory
-                return self._each_instance(node.value, lambda instance: self.summary.attribute(instance, node.attr))
+                return each_instance(facts, node.value, lambda instance: self.summary.attribute(instance, node.attr))
         return None
 
     def holds_tensors(self, node: ast.expr) -> bool:
@@ -492,16 +492,13 @@ class Inference:
         if instance == Holds.DISTRIBUTION:
             return FRESH if name in DISTRIBUTION_TENSOR_METHODS else None  # Categorical(p).sample()
         facts = self.facts
-        if isinstance(instance, Instance) and facts is not None:
-            returned = self._method_result(instance, name, node)  # self.criterion(out, y), self.dist(x, m)
-            return returned if isinstance(returned, TensorInfo) else None
-        if isinstance(instance, Instance):  # in a class body
-            if (held := self.summary.attribute(instance, name)) in CALLED_FOR_TENSORS:
-                return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
-            returned = self.summary.call_on(instance, name)
+        if isinstance(instance, Instance):
+            returned = method_result(self.summary, facts, instance, name, node)  # self.criterion(out, y), self.dist(x, m)
             return returned if isinstance(returned, TensorInfo) else None
         if instance is None and facts is not None and self._not_narrowed(receiver):
-            returned = self._each_instance(receiver, lambda instance: self._method_result(instance, name, node))
+            returned = each_instance(
+                facts, receiver, lambda instance: method_result(self.summary, facts, instance, name, node)
+            )
             if isinstance(returned, TensorInfo):
                 return returned  # agent = NAF(...) or DDPG(...); agent.select_action(s)
         if instance is None and (
@@ -543,29 +540,10 @@ class Inference:
         if instance in CALLED_FOR_TENSORS:
             return CALLED_FOR_TENSORS[instance]  # criterion = nn.CrossEntropyLoss(); criterion(out, y)
         if instance is None and self._not_narrowed(func):
-            returned = self._each_instance(func, self.summary.instance_call)  # model = A() or B(); model(x)
+            returned = each_instance(facts, func, self.summary.instance_call)  # model = A() or B(); model(x)
         else:
             returned = self.summary.instance_call(instance) if isinstance(instance, Instance) else None
         return returned if isinstance(returned, TensorInfo) else None
-
-    def _each_instance(self, node: ast.expr, answer: Callable[[Instance], Value]) -> Value:
-        """What ``answer`` gives for every instance the name ``node`` may hold, when they agree
-        (``ScopeFacts.instances``); asked of the summary, as the language server records."""
-        facts = self.facts
-        if not isinstance(node, ast.Name) or facts is None:
-            return None
-        made = facts.instances(node.id)
-        return join([answer(instance) for instance in made]) if made else None
-
-    def _method_result(self, instance: Instance, method: str, call: ast.Call) -> Value:
-        """What ``instance.method(...)`` returns (``ScopeFacts.method_result``), asked of the
-        summary: ``self.criterion(out, y)``, ``self.dist(x, m)`` of a stored lambda."""
-        if (held := self.summary.attribute(instance, method)) in CALLED_FOR_TENSORS:
-            return CALLED_FOR_TENSORS[held]
-        result = self.summary.call_on(instance, method)
-        if result is None and (function := self.summary.stored_lambda(instance, method)) is not None:
-            return self.facts.lambda_result(function, call)
-        return result
 
     def _not_narrowed(self, node: ast.expr) -> bool:
         """Whether neither a type test nor a comprehension's variable here says the name

@@ -382,14 +382,6 @@ class ScopeFacts:
             self._choices[name] = made
         return made
 
-    def each_instance(self, node: ast.expr, answer: Callable[[Instance], Value]) -> Value:
-        """What ``answer`` gives for every instance the name ``node`` may hold (see
-        :meth:`instances`), when they agree: whichever class the code picked, the same kind of value."""
-        if not isinstance(node, ast.Name):
-            return None
-        made = self.instances(node.id)
-        return join([answer(instance) for instance in made]) if made else None
-
     def parameter_value(self, name: str) -> Value:
         """What the parameter ``name`` holds when the function is entered, whatever the
         function binds to the name later (``xyxy = torch.tensor(xyxy)``)."""
@@ -1032,16 +1024,16 @@ class ScopeFacts:
             if own is None and (function := self.bound_lambda(func.id)) is not None:
                 return self.lambda_result(function, node)  # dist = lambda x, m: ...; dist(t, m)
             if own is None:
-                return self.each_instance(func, self.summary.instance_call)  # model = A() or B(); model(x)
+                return each_instance(self, func, self.summary.instance_call)  # model = A() or B(); model(x)
             return own
         if not isinstance(func, ast.Attribute):
             return None
         method = func.attr
         receiver = self.value(func.value)
         if isinstance(receiver, Instance):
-            return self.method_result(receiver, method, node)
+            return method_result(self.summary, self, receiver, method, node)
         if receiver is None:
-            chosen = self.each_instance(func.value, lambda instance: self.method_result(instance, method, node))
+            chosen = each_instance(self, func.value, lambda instance: method_result(self.summary, self, instance, method, node))
             if chosen is not None:
                 return chosen  # agent = NAF(...) or DDPG(...); agent.select_action(s)
         if receiver == Holds.LOSS and method in _MOVES:
@@ -1063,15 +1055,6 @@ class ScopeFacts:
         if receiver is None and method in VIEW_METHODS and _sized_call(node):
             return TENSOR  # x[b].view(-1, 5): a view, of what only a tensor can be
         return None
-
-    def method_result(self, instance: Instance, method: str, call: ast.Call) -> Value:
-        """What ``instance.method(...)`` returns (``call``: the call)."""
-        if (held := self.summary.attribute(instance, method)) in CALLED_FOR_TENSORS:
-            return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
-        result = self.summary.call_on(instance, method)
-        if result is None and (function := self.summary.stored_lambda(instance, method)) is not None:
-            return self.lambda_result(function, call)  # self.dist = lambda x, m: ...; self.dist(t, m)
-        return result
 
     def lambda_result(self, function: ast.Lambda, call: ast.Call) -> Value:
         """What the lambda ``function`` returns for what ``call`` passes it: its body judged
@@ -1163,7 +1146,7 @@ class ScopeFacts:
         if isinstance(receiver, Instance):
             return self.summary.attribute(receiver, attr)
         if receiver is None:
-            chosen = self.each_instance(node.value, lambda instance: self.summary.attribute(instance, attr))
+            chosen = each_instance(self, node.value, lambda instance: self.summary.attribute(instance, attr))
             if chosen is not None:
                 return chosen  # agent = NAF(...) or DDPG(...); agent.memory
         if isinstance(receiver, LibraryObject):
@@ -1181,6 +1164,30 @@ class ScopeFacts:
             if value is not None:
                 return value
         return TENSOR if receiver is None and self._used_chain(node) else None
+
+
+# The two below take the summary and the facts to ask apart, so that the rules' inference can
+# hand over those the language server records its questions through (``server/reuse.py``).
+def each_instance(facts: ScopeFacts, node: ast.expr, answer: Callable[[Instance], Value]) -> Value:
+    """What ``answer`` gives for every instance the name ``node`` may hold (see
+    :meth:`ScopeFacts.instances`), when they agree: whichever class the code picked, the same
+    kind of value."""
+    if not isinstance(node, ast.Name):
+        return None
+    made = facts.instances(node.id)
+    return join([answer(instance) for instance in made]) if made else None
+
+
+def method_result(summary: ModuleSummary, facts: ScopeFacts | None, instance: Instance, method: str,
+                  call: ast.Call) -> Value:
+    """What ``instance.method(...)`` returns (``call``: the call); a stored lambda's result only
+    where there are scope facts to judge its arguments by (not in a class body)."""
+    if (held := summary.attribute(instance, method)) in CALLED_FOR_TENSORS:
+        return CALLED_FOR_TENSORS[held]  # self.criterion(out, y), self.transform(img)
+    result = summary.call_on(instance, method)
+    if result is None and facts is not None and (function := summary.stored_lambda(instance, method)) is not None:
+        return facts.lambda_result(function, call)  # self.dist = lambda x, m: ...; self.dist(t, m)
+    return result
 
 
 def _lambda_arguments(function: ast.Lambda, call: ast.Call) -> dict[str, ast.expr] | None:
