@@ -15,7 +15,7 @@ import re
 # string's prefix (`rb`, `f`) is read by `_blank` from the text before the match. The
 # last alternative, a lone quote, opens what the others cannot match: a 3.12 f-string
 # whose braces span lines.
-_COMMENT_OR_STRING = re.compile(
+COMMENT_OR_STRING = re.compile(
     r"""
     \#[^\n]*
     | '''(?:[^\\]|\\.)*?''' | \"\"\"(?:[^\\]|\\.)*?\"\"\"
@@ -35,7 +35,7 @@ def blank_comments_and_strings(source: str) -> str:
     line numbers kept. Of an f-string, the quotes, the braces and the code in them stay."""
     pieces: list[str] = []
     position = 0
-    while match := _COMMENT_OR_STRING.search(source, position):
+    while match := COMMENT_OR_STRING.search(source, position):
         pieces.append(source[position : match.start()])
         position = _blank(match, pieces)
     pieces.append(source[position:])
@@ -116,7 +116,7 @@ def _replacement_field(source: str, position: int, quote: str, raw: bool, pieces
         pieces.append(source[position : match.start()])
         position, char = match.start(), match.group()
         if char in "#'\"":
-            position = _blank(_COMMENT_OR_STRING.match(source, position), pieces)
+            position = _blank(COMMENT_OR_STRING.match(source, position), pieces)
             continue
         if depth == 0 and char == "}":
             return position

@@ -19,7 +19,7 @@ import pytest
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.analysis import project
 from flake8_tensorcopy.analysis.summary import ModuleSummary
-from flake8_tensorcopy.analysis.top_level import top_level_code
+from flake8_tensorcopy.analysis.lazy_bodies import UnparsedBody, parse_lazily, unread
 from flake8_tensorcopy.rules import ALL_RULES
 
 MODELS_NET = """\
@@ -684,15 +684,15 @@ def test_a_summary_let_go_while_it_answers_is_freed_with_its_question(tmp_path: 
 
 @pytest.mark.slow
 def test_a_module_larger_than_the_cache_is_freed_once_answered(tmp_path: Path) -> None:
-    """A module of more text than the summaries' cache holds serves its question and goes
-    with its tree at once, by reference counting: not kept as the cache's newest entry, and
-    not left to the cycle collector (its facts point back at it), which runs rarely and
-    would leave the tree under the next files' peak."""
+    """A module whose top level alone is more text than the summaries' cache holds serves
+    its question and goes with its tree at once, by reference counting: not kept as the
+    cache's newest entry, and not left to the cycle collector (its facts point back at it),
+    which runs rarely and would leave the tree under the next files' peak."""
     import gc
 
     (tmp_path / "pyproject.toml").write_text(ENABLED)
-    padding = "".join(f"def helper{i}(x):\n    return x + {i}\n\n\n" for i in range(project.CACHED_CHARACTERS // 30))
-    (tmp_path / "big.py").write_text("import torch\n\n\n" + padding + "def make():\n    return torch.ones(1)\n")
+    padding = "".join(f"setting{i} = {i}\n" for i in range(project.CACHED_CHARACTERS // 12))
+    (tmp_path / "big.py").write_text("import torch\n\n\n" + padding + "\n\ndef make():\n    return torch.ones(1)\n")
     assert (tmp_path / "big.py").stat().st_size > project.CACHED_CHARACTERS
     user = tmp_path / "use.py"
     user.write_text("import torch\n\nfrom big import make\n\nv = torch.tensor(make())  # TCP005\n")
@@ -704,6 +704,35 @@ def test_a_module_larger_than_the_cache_is_freed_once_answered(tmp_path: Path) -
         assert not [o for o in gc.get_objects() if type(o) is ModuleSummary and o.path == big]
     finally:
         gc.enable()
+
+
+def test_an_imported_module_is_parsed_only_where_its_answers_read(tmp_path: Path) -> None:
+    """Of an imported module, the top level is parsed, and the body of each function only
+    when an answer reads it: the callers of ``make`` read ``make``, not the other helpers; a
+    body that does not parse (Python 2) makes unknown what reads it, and nothing else."""
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    helpers = "".join(f"def helper{i}(x):\n    return x + {i}\n\n\n" for i in range(50))
+    old = "def legacy(x):\n    print 'tensor', x\n    return torch.ones(1)\n\n\n"
+    (tmp_path / "tools.py").write_text(
+        "import torch\n\n\n" + helpers + old + "def make():\n    return torch.ones(1)\n"
+    )
+    user = tmp_path / "use.py"
+    user.write_text(
+        "import torch\n\nfrom tools import legacy, make\n\n"
+        "v = torch.tensor(make())  # TCP005\nw = torch.tensor(legacy(1))\n"
+    )
+    assert found(user) == expected(user.read_text())
+    located = project.locate(str(user))
+    assert located is not None
+    work, _ = located
+    tools = str((tmp_path / "tools.py").resolve())
+    held = project._SUMMARIES.peek((work.root, tools))
+    assert held is not None
+    bodies = {statement.name: statement.body for statement in held[1].tree.body if isinstance(statement, ast.FunctionDef)}
+    assert [name for name, body in bodies.items() if not unread(body)] == ["make"]
+    with pytest.raises(UnparsedBody):  # read, and found not to parse
+        list(bodies["legacy"])
+    assert held[2].characters < len((tmp_path / "tools.py").read_text())
 
 
 # -- one answer from every front end ------------------------------------------------
@@ -876,7 +905,7 @@ def test_star_imports_read_the_top_level_only(tmp_path: Path) -> None:
     user = "from helpers import *\nfrom odd import *\n\nmade = th.tensor(ROWS)  # TCP005\nt = tt.tensor(COLUMNS)  # TCP005\n"
     write(tmp_path, {"helpers.py": STAR_HELPERS, "odd.py": STAR_ODD, "user.py": user})
     with pytest.raises(SyntaxError):
-        ast.parse(top_level_code(STAR_ODD))
+        parse_lazily(STAR_ODD)
     summary = ModuleSummary.of(ast.parse(user), user, str(tmp_path / "user.py"))
     assert {name: summary.imports.aliases.get(name) for name in ("th", "tt", "np", "ROWS", "make")} == {
         "th": "torch", "tt": "torch", "np": None, "ROWS": "helpers.ROWS", "make": "helpers.make",

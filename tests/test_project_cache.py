@@ -89,9 +89,9 @@ def loads(monkeypatch) -> list[str]:
     parsed: list[str] = []
     real = project.Project._load
 
-    def counted(self, path, top_level, summarise):
+    def counted(self, path, summarise):
         parsed.append(os.path.basename(path))
-        return real(self, path, top_level, summarise)
+        return real(self, path, summarise)
 
     monkeypatch.setattr(project.Project, "_load", counted)
     return parsed

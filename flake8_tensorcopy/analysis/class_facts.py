@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..imports import FUNCTION_DEFS, iter_statements
+from .lazy_bodies import spells
 from .vocabulary import TensorInfo
 from .values import Holds, Value, join
 from .ast_patterns import (
@@ -27,52 +28,102 @@ if TYPE_CHECKING:
     from .summary import ModuleSummary
 
 
+# A store of one attribute, in the order of the class's statements: (the method that stores
+# it, the value, where in it the attribute's part is: ``self.h, self.c = init()`` stores
+# position 0 and 1 of the value; the value is None for ``+=``). A class-level annotation
+# has no method.
+Store = tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]
+# What a method may call to set attributes by names known at run time: one that spells none
+# of them sets none so (see ``_sets_attributes_by_name``).
+_DYNAMIC_WORDS = ("__dict__", "vars", "setattr")
+
+
+class _MethodStores:
+    """What one method stores on ``self``: by attribute, its stores and its element writes
+    (``self.vals.append(t)``); and whether it sets attributes by name at run time."""
+
+    __slots__ = ("stores", "elements", "dynamic")
+
+    def __init__(self, method: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str) -> None:
+        self.stores: dict[str, list[Store]] = {}
+        self.elements: dict[str, list[tuple[ast.AST, ast.expr | EachElement]]] = {}
+        self.dynamic = False
+        for inner in iter_statements(method, into=outside_functions):
+            self.dynamic = self.dynamic or _sets_attributes_by_name(inner, receiver)
+            for target, value in stores_of(inner):
+                for leaf, path in leaves(target):
+                    if _on(leaf, receiver):
+                        self.stores.setdefault(leaf.attr, []).append((method, value, path))
+            for attribute, element in _element_writes(inner, receiver):
+                self.elements.setdefault(attribute, []).append((method, element))
+
+
 class ClassFacts:
-    """The attributes a class's methods bind on ``self`` (and its class-level annotations)."""
+    """The attributes a class's methods bind on ``self`` (and its class-level annotations).
+    A method is read for an attribute only where its text spells the attribute's name: an
+    imported module's method bodies are parsed as they are read (``lazy_bodies``)."""
 
     def __init__(self, summary: ModuleSummary, node: ast.ClassDef, qualname: str) -> None:
         self.summary = summary
         self.node = node
         self.qualname = qualname
-        self._stores: dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]] | None = None
-        # attribute -> (method, what an element write puts in: ``self.vals.append(t)``)
-        self._elements: dict[str, list[tuple[ast.AST, ast.expr | EachElement]]] = {}
+        self._methods: dict[int, _MethodStores] = {}  # position in the class body -> its stores
+        # attribute -> its stores, and what element writes put in it
+        self._stores: dict[str, tuple[list[Store], list[tuple[ast.AST, ast.expr | EachElement]]]] = {}
         self._values: dict[str, Value] = {}
         self._in_progress: set[str] = set()
-        # Whether a method sets attributes by name at run time (``self.__dict__.update(kwargs)``).
-        self._dynamic = False
+        self._dynamic: bool | None = None
 
-    def _collect(self) -> dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]]:
-        """attribute -> (the method that stores it, the value, where in it the attribute's
-        part is: ``self.h, self.c = init()`` stores position 0 and 1 of the value; the value
-        is None for ``+=``), from the statements alone: a method's expressions are walked
-        only when a value is asked."""
-        stores: dict[str, list[tuple[ast.AST | None, ast.expr | None, tuple[int | str, ...]]]] = {}
-        for statement in self.node.body:
+    def _method_stores(self, word: str | None) -> Iterator[tuple[ast.AnnAssign | None, _MethodStores | None]]:
+        """The class's annotations and the stores of each method that may spell ``word``
+        (every method: None), in the order of the class body."""
+        for position, statement in enumerate(self.node.body):
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                stores.setdefault(statement.target.id, []).append((None, statement.annotation, ()))
+                yield statement, None
             elif isinstance(statement, FUNCTION_DEFS) and (receiver := receiver_name(statement)):
-                for inner in iter_statements(statement, into=outside_functions):
-                    self._dynamic = self._dynamic or _sets_attributes_by_name(inner, receiver)
-                    for target, value in stores_of(inner):
-                        for leaf, path in leaves(target):
-                            if _on(leaf, receiver):
-                                stores.setdefault(leaf.attr, []).append((statement, value, path))
-                    for attribute, element in _element_writes(inner, receiver):
-                        self._elements.setdefault(attribute, []).append((statement, element))
-        return stores
+                if word is not None and not spells(statement.body, word):
+                    continue
+                found = self._methods.get(position)
+                if found is None:
+                    found = self._methods[position] = _MethodStores(statement, receiver)
+                yield None, found
+
+    def _stored_as(self, name: str) -> tuple[list[Store], list[tuple[ast.AST, ast.expr | EachElement]]]:
+        """The stores of ``self.name`` and its element writes, in the order of the class body."""
+        known = self._stores.get(name)
+        if known is None:
+            stores: list[Store] = []
+            elements: list[tuple[ast.AST, ast.expr | EachElement]] = []
+            for annotation, method in self._method_stores(name):
+                if annotation is not None:
+                    if annotation.target.id == name:
+                        stores.append((None, annotation.annotation, ()))
+                else:
+                    stores += method.stores.get(name, ())
+                    elements += method.elements.get(name, ())
+            known = self._stores[name] = (stores, elements)
+        return known
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether a method sets attributes by name at run time (``self.__dict__.update(kwargs)``)."""
+        if self._dynamic is None:
+            self._dynamic = any(
+                method is not None and method.dynamic
+                for word in _DYNAMIC_WORDS
+                for _, method in self._method_stores(word)
+            )
+        return self._dynamic
 
     def attribute(self, name: str) -> Value:
         if name in self._values:
             return self._values[name]
         if name in self._in_progress:
             return None
-        if self._stores is None:
-            self._stores = self._collect()
         self._in_progress.add(name)
         try:
             values, grounded = self._stored(name)
-            if self._dynamic and not self._set_in_init(name):
+            if self.dynamic and not self._set_in_init(name):
                 grounded = False  # what the run-time names set (hyper-parameters, most often) may be anything
             # ``self.x = torch.FloatTensor(self.x)`` alone says nothing of what ``self.x`` held
             # before it, which is what the reads elsewhere (and the conversion itself) may see.
@@ -85,25 +136,27 @@ class ClassFacts:
     def stored_lambda(self, name: str) -> ast.Lambda | None:
         """The lambda that a method stores in ``self.name``, when that is the attribute's only
         store (``self.dist = lambda x, m: (x - m) @ (x - m)``) and no name is set at run time."""
-        if self._stores is None:
-            self._stores = self._collect()
-        stores = self._stores.get(name, ())
-        if self._dynamic or len(stores) != 1:
+        stores = self._stored_as(name)[0]
+        if len(stores) != 1 or self.dynamic:
             return None
         method, value, path = stores[0]
         return value if method is not None and not path and isinstance(value, ast.Lambda) else None
 
     def _set_in_init(self, name: str) -> bool:
         return any(
-            method is not None and getattr(method, "name", "") == "__init__" for method, _, _ in self._stores.get(name, ())
+            method is not None and getattr(method, "name", "") == "__init__" for method, _, _ in self._stored_as(name)[0]
         )
 
     def stored(self) -> dict[str, list[Value | str]]:
         """What each store of each attribute gives (``EMPTY_LIST``: ``[]``)."""
-        if self._stores is None:
-            self._stores = self._collect()
+        names: dict[str, None] = {}  # in the order of their first store
+        for annotation, method in self._method_stores(None):
+            if annotation is not None:
+                names[annotation.target.id] = None
+            else:
+                names.update(dict.fromkeys(method.stores))
         found = {}
-        for name in self._stores:
+        for name in names:
             self._in_progress.add(name)
             try:
                 found[name] = self._stored(name)[0]
@@ -116,7 +169,7 @@ class ClassFacts:
         reading the attribute itself."""
         values: list[Value | str] = []
         grounded = False
-        for method, value, path in self._stores.get(name, ()):
+        for method, value, path in self._stored_as(name)[0]:
             if method is None:  # a class-level annotation
                 values.append(annotation_value(value, self.summary.imports))
             elif isinstance(value, ast.List) and not value.elts and not path:
@@ -133,7 +186,7 @@ class ClassFacts:
     def _filled_list(self, name: str, values: list[Value | str]) -> Value:
         """A list attribute bound empty or to tensors and filled, by the class's methods, only
         with tensors (``self.rewards = []``, then ``self.rewards.append(r)`` elsewhere)."""
-        elements = self._elements.get(name, ())
+        elements = self._stored_as(name)[1]
         if not elements or any(v not in (EMPTY_LIST, Holds.TENSORS) for v in values):
             return None
         for method, element in elements:

@@ -42,7 +42,7 @@ import tokenize
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -51,7 +51,7 @@ from .cache import FOLDER_NAME, Answers, DiskCache, Unstorable, digest, encode
 from .import_graph import ImportGraph, stamp_of
 from .notices import warn_once
 from .plain_file import read_plain_file
-from .top_level import top_level_code
+from .lazy_bodies import ParsedText, UnparsedBody, parse_lazily
 from .values import ClassObject, Instance
 
 if TYPE_CHECKING:
@@ -68,13 +68,12 @@ MAX_WORK_PER_FILE = 256
 MAX_CONFIG_BYTES = 1 << 20  # a pyproject.toml larger than this is not read
 NOTEBOOK_SUFFIX = ".ipynb"  # notebook.SUFFIX: the notebook reader is imported only to read one
 MODULE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
-# Summaries hold their ``ast`` trees, some 40 bytes a character of source: memory, not time,
-# bounds how many are kept (a flake8 run holds this beside flake8's own). What a module
-# answered is kept apart (``_ANSWERS``, small), so a summary is needed again only for a
-# question not asked before: on the application corpus, 8 modules and 30,000 characters
-# parse 10% more modules than 32 and 200,000 did, and peak 6 MiB lower.
+# Summaries hold their ``ast`` trees, some 40 bytes a character of the source parsed (the
+# top level and the bodies read so far): memory, not time, bounds how many are kept (a
+# flake8 run holds this beside flake8's own). What a module answered is kept apart
+# (``_ANSWERS``, small), so a summary is needed again only for a question not asked before.
 CACHED_MODULES = 8
-CACHED_CHARACTERS = 30_000
+CACHED_CHARACTERS = 120_000
 _MAX_RESOLVED = 20_000  # remembered (folder, dotted name) look-ups per project
 # A project of more modules than these is not read through for who calls a method: each
 # name looked for reads the text of every module.
@@ -366,12 +365,11 @@ class Project:
 
     # -- what a module answers -------------------------------------------------------
     def ask(self, asker: ModuleSummary, path: str, question: tuple[str, ...],
-            answer: Callable[[ModuleSummary], object], top_level: bool = False) -> object:
+            answer: Callable[[ModuleSummary], object]) -> object:
         """What the module at ``path`` answers to ``question``, which ``answer`` works out
-        from the module's summary (``top_level``: from its top level alone, see
-        :meth:`summary`): kept from earlier in the run, or from the disk cache, while the
-        module and everything the answer was worked out from are unchanged. ``asker`` (the
-        summary that asks) notes what it now depends on."""
+        from the module's summary: kept from earlier in the run, or from the disk cache,
+        while the module and everything the answer was worked out from are unchanged.
+        ``asker`` (the summary that asks) notes what it now depends on."""
         module_digest = self.digest(path)
         if module_digest is None:
             return None
@@ -383,7 +381,7 @@ class Project:
                 return None
             self._asking += 1
             try:
-                known = self._work_out(record, path, question, answer, top_level, type(asker).of)
+                known = self._work_out(record, path, question, answer, type(asker).of)
             finally:
                 self._asking -= 1
                 if not self._asking:
@@ -404,10 +402,10 @@ class Project:
         return self._work_left >= 0
 
     def _work_out(self, record: _Record, path: str, question: tuple[str, ...],
-                  answer: Callable[[ModuleSummary], object], top_level: bool,
+                  answer: Callable[[ModuleSummary], object],
                   summarise: Callable[..., ModuleSummary]) -> tuple[object, dict[str, str]]:
         deep, cycles = self._too_deep, self._cycles
-        home = self.summary(path, top_level, summarise=summarise)
+        home = self.summary(path, summarise=summarise)
         if home is None:  # it does not parse (kept: nothing changes that but its text), or a cycle
             if self._cycles == cycles:
                 record.learn(question, None, {})
@@ -416,13 +414,17 @@ class Project:
         try:
             value = answer(home)
             depends = home.dependencies()
+        except UnparsedBody:  # a body the answer read does not parse: the module would not import
+            value, depends = None, {}
         finally:
             held = _SUMMARIES.peek((self.root, path))
             if held is None or held[1] is not home:
-                # let go while it answered (the questions it asked evicted it), or never kept
-                # (a top level alone): the facts it made since refer back to it, a cycle the
-                # collector, paused while a file is analysed, would leave for later
+                # let go while it answered (the questions it asked evicted it): the facts it
+                # made since refer back to it, a cycle the collector, paused while a file is
+                # analysed, would leave for later
                 home.forget_facts()
+            elif held[2] is not None:
+                _SUMMARIES.resize((self.root, path), held[2].characters)  # the bodies it read
         if self._too_deep != deep:
             # asked deeper, the same question gets further: what its memos now hold depends
             # on where it was asked from, so the summary goes (and its answer is not kept)
@@ -484,11 +486,9 @@ class Project:
         return found
 
     # -- a module's summary ----------------------------------------------------------
-    def summary(self, path: str, top_level: bool = False, *,
-                summarise: Callable[..., ModuleSummary]) -> ModuleSummary | None:
-        """The summary of the module at ``path`` (None: unreadable, too large, not Python).
-        ``top_level``: a summary of its top level alone will do (what ``from m import *``
-        reads), parsed without the bodies of its functions and classes and not kept."""
+    def summary(self, path: str, *, summarise: Callable[..., ModuleSummary]) -> ModuleSummary | None:
+        """The summary of the module at ``path`` (None: unreadable, too large, not Python),
+        its functions' bodies parsed as they are read (see ``lazy_bodies.parse_lazily``)."""
         stamp = self.digest(path)
         cached = _SUMMARIES.get((self.root, path))
         if cached is not None and cached[0] == stamp:
@@ -498,38 +498,34 @@ class Project:
             return None
         self._loading.add(path)
         try:
-            summary, size = self._load(path, top_level, summarise) if stamp is not None else (None, 0)
+            summary, text = self._load(path, summarise) if stamp is not None else (None, None)
         finally:
             self._loading.discard(path)
-        if not top_level:
-            _SUMMARIES.put((self.root, path), (stamp, summary), size)
+        _SUMMARIES.put((self.root, path), (stamp, summary, text), text.characters if text is not None else 0)
         return summary
 
-    def _load(self, path: str, top_level: bool,
-              summarise: Callable[..., ModuleSummary]) -> tuple[ModuleSummary | None, int]:
-        """The module's summary (of its top level alone, or else of all of it, where
-        ``top_level``), made by ``summarise`` (the asker's ``ModuleSummary.of``: this module
-        does not import the summary, which imports it), and the characters of its source."""
+    def _load(self, path: str, summarise: Callable[..., ModuleSummary]) -> tuple[ModuleSummary | None, ParsedText | None]:
+        """The module's summary, made by ``summarise`` (the asker's ``ModuleSummary.of``:
+        this module does not import the summary, which imports it), and what of its text
+        the tree holds parsed."""
         source = self._buffers.get(path)
         try:
             if source is None:
                 raw = self._read_module(path, MAX_MODULE_BYTES)
                 if raw is None:
-                    return None, 0
+                    return None, None
                 source = _decoded(raw)
             if path.endswith(NOTEBOOK_SUFFIX):  # a notebook that imports the module calls it too
                 source = _notebook_code(source)
                 if source is None:
-                    return None, 0
-            tree = None
-            if top_level:
-                cut = top_level_code(source)
-                with suppress(SyntaxError):  # text the cut cannot follow: all of it is read
-                    tree, source = ast.parse(cut), cut
-            tree = tree or ast.parse(source)
+                    return None, None
+            try:
+                tree, text = parse_lazily(source)
+            except SyntaxError:  # text the cut cannot follow: all of it is read
+                tree, text = ast.parse(source), ParsedText.whole(source)
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
-            return None, len(source or "")
-        return summarise(tree, source, path, project=self), len(source)
+            return None, ParsedText.whole(source or "")
+        return summarise(tree, source, path, project=self), text
 
     # -- what a cache entry may name ------------------------------------------------
     def names_only_modules(self, answers: Answers) -> bool:
@@ -682,14 +678,15 @@ def save_cache() -> None:
 _PROJECTS: OrderedDict[str, Project] = OrderedDict()
 
 
-def _let_go(held: tuple[object, ModuleSummary | None]) -> None:
+def _let_go(held: tuple[object, ModuleSummary | None, ParsedText | None]) -> None:
     if held[1] is not None:
         held[1].forget_facts()  # so that its tree goes now, not at the next cycle collection
 
 
-# (root, path) -> (the module's stamp, its summary), for every project together: the
-# bounds are those of the process, whichever projects it lints (flake8 . over several)
-_SUMMARIES: BoundedCache[tuple[object, ModuleSummary | None]] = BoundedCache(
+# (root, path) -> (the module's stamp, its summary, what of its text is parsed), for every
+# project together: the bounds are those of the process, whichever projects it lints
+# (flake8 . over several)
+_SUMMARIES: BoundedCache[tuple[object, ModuleSummary | None, ParsedText | None]] = BoundedCache(
     CACHED_MODULES, CACHED_CHARACTERS, dropped=_let_go
 )
 _CACHED_PROJECTS = 4

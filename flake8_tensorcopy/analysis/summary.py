@@ -30,6 +30,7 @@ from .class_facts import ClassFacts
 from .own_code import OwnCode, own_code
 from .project import Project, locate
 from .scope_facts import ScopeFacts
+from .lazy_bodies import LazyBody, unread
 from .torch_api import MODULE_SELF_METHODS
 from .values import ClassObject, Instance, Value, join
 from .vocabulary import chooses_cpu_device, is_module_base
@@ -195,6 +196,7 @@ class ModuleSummary:
         self._source: str | None = None  # the file's text, when given: words are looked up in it
         self._passed: dict[tuple[str, str], Value] = {}
         self._definitions: dict[str, list[ast.AST]] | None = None
+        self._unindexed: dict[str, LazyBody] = {}  # qualname prefix -> a def's unread body
         self._starts: dict[int, str] = {}  # first line of a def/class -> qualname of its parent
         self._qualnames: dict[int, str] = {}  # id(def or class) -> its qualname
         self._facts: dict[int, ScopeFacts] = {}
@@ -242,11 +244,20 @@ class ModuleSummary:
     def definitions(self) -> dict[str, list[ast.AST]]:
         """qualname -> the defs and classes spelled so (more than one: redefined)."""
         self._build_index()
+        self._index_unread(lambda prefix, body: True)
         return self._definitions
+
+    def _defined(self, qualname: str) -> list[ast.AST]:
+        """The defs and classes spelled ``qualname``, reading only the bodies that may hold it."""
+        self._build_index()
+        self._index_unread(lambda prefix, body: qualname.startswith(prefix))
+        return self._definitions.get(qualname, [])
 
     def qualname(self, definition: ast.AST) -> str:
         """The qualified name of a def or class of the module: "Trainer.fit"."""
         self._build_index()
+        if id(definition) not in self._qualnames:  # in a body indexed once read
+            self._index_unread(lambda prefix, body: body.parsed)
         return self._qualnames[id(definition)]
 
     def _index(self, block: list[ast.stmt], prefix: str) -> None:
@@ -256,20 +267,31 @@ class ModuleSummary:
                 self._definitions.setdefault(qualname, []).append(statement)
                 self._qualnames[id(statement)] = qualname
                 self._starts[statement_first_line(statement)] = prefix[:-1]
-                self._index(statement.body, qualname + ".")
+                if unread(statement.body):  # an imported module's def: indexed when asked for
+                    self._unindexed[qualname + "."] = statement.body
+                else:
+                    self._index(statement.body, qualname + ".")
             else:
                 for inner in child_blocks(statement):
                     self._index(inner, prefix)
 
+    def _index_unread(self, wanted: Callable[[str, LazyBody], bool]) -> None:
+        """Index the defs in the bodies left unread by :meth:`_index` that ``wanted``
+        (given the body's qualname prefix and the body) picks, reading them."""
+        while chosen := [prefix for prefix, body in self._unindexed.items() if wanted(prefix, body)]:
+            for prefix in chosen:
+                self._index(self._unindexed.pop(prefix), prefix)
+
     def definition(self, qualname: str) -> ast.AST | None:
         """The one def or class named ``qualname``; None when absent or redefined."""
-        found = self.definitions.get(qualname, ())
+        found = self._defined(qualname)
         return found[0] if len(found) == 1 else None
 
     def enclosing(self, first_line: int) -> str:
         """The qualname of the scopes around the def or class that starts at ``first_line``
         ("" at module level): a chunk parsed on its own starts there."""
         self._build_index()
+        self._index_unread(lambda prefix, body: True)
         return self._starts.get(first_line, "")
 
     @functools.cached_property
@@ -504,7 +526,7 @@ class ModuleSummary:
             path = self.project.find_module(self.path, module, asker=self)
             if path is not None:
                 aliases.update(
-                    self.project.ask(self, path, ("star_exports",), ModuleSummary.star_exports, top_level=True) or {}
+                    self.project.ask(self, path, ("star_exports",), ModuleSummary.star_exports) or {}
                 )
         return aliases
 
@@ -512,8 +534,8 @@ class ModuleSummary:
         """What ``from this_module import *`` binds: the names of ``__all__``, else every
         public name the module binds at its top level (imports included), each as a dotted
         name that the importer's table can hold (absolute from the project's root). Read
-        from the top level alone (the project parses only that to answer it), so the
-        imports in the module's functions are not among them."""
+        from the top level alone, so the imports in the module's functions are not among
+        them (and their bodies are not parsed for it)."""
         dotted = self.project.dotted(self.path) if self.project is not None else None
         if dotted is None:
             return {}
@@ -557,7 +579,7 @@ class ModuleSummary:
         if isinstance(definition, ast.ClassDef):
             return Instance(name)
         if definition is None and "." not in name:
-            if name in self.imports.aliases and not self.definitions.get(name):  # re-exported
+            if name in self.imports.aliases and not self._defined(name):  # re-exported
                 return self.imported_call(self.imports.aliases[name])
             held = self.facts(self.tree).name_value(name)
             return self.instance_call(held) if isinstance(held, Instance) else None
@@ -568,7 +590,7 @@ class ModuleSummary:
         it defines (once) is the class itself."""
         if "." in name:
             return None
-        if self.definitions.get(name):
+        if self._defined(name):
             if isinstance(self.definition(name), ast.ClassDef) and len(self.facts(self.tree).bindings.get(name, ())) == 1:
                 return ClassObject(name)
             return None
@@ -709,7 +731,9 @@ class ModuleSummary:
         owner, _, name = qualname.rpartition(".")
         if not owner or "." in owner or name.startswith(("_", "on_")) or name in _CALLED_BY_LIBRARIES:
             return False
-        if sum(len(found) for defined, found in self.definitions.items() if defined.rpartition(".")[2] == name) != 1:
+        self._build_index()
+        self._index_unread(lambda prefix, body: body.spells(name))
+        if sum(len(found) for defined, found in self._definitions.items() if defined.rpartition(".")[2] == name) != 1:
             return False
         for klass in self._lineage(owner):
             if klass.keywords:  # a metaclass

@@ -51,6 +51,15 @@ class BoundedCache(Generic[Value]):
                 self.characters -= size
                 self._drop(evicted)
 
+    def resize(self, key: Hashable, characters: int) -> None:
+        """Count ``characters`` for the entry of ``key`` now (its value grew), leaving it where
+        it is in the order of use; the bounds hold again at the next ``put`` or ``trim``."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self.characters += characters - item[1]
+                self._items[key] = (item[0], characters)
+
     def trim(self) -> None:
         """Let go of entries while either bound is passed, the newest too (``put`` keeps it)."""
         with self._lock:
