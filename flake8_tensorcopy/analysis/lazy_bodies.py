@@ -127,17 +127,20 @@ def parse_lazily(source: str) -> tuple[ast.Module, ParsedText]:
     not parse (the caller reads it all)."""
     if "\r" in source and "\r" in source.replace("\r\n", ""):
         raise SyntaxError("lines end in a lone carriage return")  # ``ast`` counts lines otherwise
-    cut, cuts = cut_bodies(source)
-    tree = ast.parse(cut)
+    top_level, cuts = cut_bodies(source)
+    tree = ast.parse(top_level)
     if not cuts:
         return tree, ParsedText.whole(source)
-    text = ParsedText(source, len(cut))
+    text = ParsedText(source, len(top_level))
     by_line = {cut.header + 1: cut for cut in cuts}
     attached = 0
     for statement in iter_statements(tree, into=lambda s: not isinstance(s, FUNCTION_DEFS)):
         found = by_line.get(statement.lineno) if isinstance(statement, FUNCTION_DEFS) else None
         if found is not None:
-            statement.body = LazyBody(text, found, statement)
+            statement.body = LazyBody(text, found)
+            # where the text shows the def ends: set once, so that no answer depends on
+            # whether the body was read before it was asked
+            statement.end_lineno, statement.end_col_offset = found.last
             attached += 1
     if attached != len(cuts):
         raise SyntaxError("a cut body has no def")  # never seen: read it all
@@ -159,8 +162,9 @@ def _end_where_blocks_end(block: list[ast.stmt]) -> None:
 
 
 class ParsedText:
-    """The module's text, shared by its lazy bodies, and how many characters of it its
-    tree holds parsed (what bounds the summaries kept: see ``project.CACHED_CHARACTERS``)."""
+    """The module's text, shared by its lazy bodies (none: empty), and how many characters
+    of it its tree holds parsed (what bounds the summaries kept: see
+    ``project.CACHED_CHARACTERS``)."""
 
     __slots__ = ("source", "characters")
 
@@ -170,8 +174,8 @@ class ParsedText:
 
     @classmethod
     def whole(cls, source: str) -> ParsedText:
-        """A text parsed all at once."""
-        return cls(source, len(source))
+        """A text parsed all at once: no body is left to parse from it."""
+        return cls("", len(source))
 
 
 class LazyBody(list):
@@ -179,17 +183,15 @@ class LazyBody(list):
 
     __slots__ = ("_text", "_cut", "parsed", "_failure")
 
-    def __init__(self, text: ParsedText, cut: Cut, owner: ast.AST) -> None:
+    def __init__(self, text: ParsedText, cut: Cut) -> None:
         super().__init__()
         self._text = text
         self._cut = cut
         self.parsed = False
         self._failure: str | None = None  # why its text did not parse, once tried
-        # where the text shows the def ends: set once, so that no answer depends on
-        # whether the body was read before it was asked
-        owner.end_lineno, owner.end_col_offset = cut.last
 
     def fill(self) -> None:
+        """Parse the body, once (every read of the list does first)."""
         if self.parsed:
             return
         if self._failure is not None:
@@ -215,57 +217,53 @@ class LazyBody(list):
         """Whether the body's text (read or not) spells ``word``."""
         return self._text.source.find(word, self._cut.body_at, self._cut.end_at) != -1
 
-    def _read(self) -> None:
-        if not self.parsed:
-            self.fill()
-
     def __iter__(self) -> Iterator[Any]:
-        self._read()
+        self.fill()
         return list.__iter__(self)
 
     def __reversed__(self) -> Iterator[Any]:
-        self._read()
+        self.fill()
         return list.__reversed__(self)
 
     def __len__(self) -> int:
-        self._read()
+        self.fill()
         return list.__len__(self)
 
     def __getitem__(self, index):  # type: ignore[override]
-        self._read()
+        self.fill()
         return list.__getitem__(self, index)
 
     def __contains__(self, item: object) -> bool:
-        self._read()
+        self.fill()
         return list.__contains__(self, item)
 
     def __eq__(self, other: object) -> bool:
-        self._read()
+        self.fill()
         return list.__eq__(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __add__(self, other):  # type: ignore[override]
-        self._read()
+        self.fill()
         return list.__add__(self, other)
 
     def __repr__(self) -> str:  # not read for it: a failing parse would raise in a repr
         return list.__repr__(self) if self.parsed else f"<the body of line {self._cut.header + 1}, not read>"
 
     def index(self, *arguments):  # type: ignore[override]
-        self._read()
+        self.fill()
         return list.index(self, *arguments)
 
     def count(self, item: object) -> int:
-        self._read()
+        self.fill()
         return list.count(self, item)
 
     def copy(self) -> list[Any]:
-        self._read()
+        self.fill()
         return list(list.__iter__(self))
 
     def __reduce_ex__(self, protocol):  # copied or pickled: a plain list of the statements
-        self._read()
+        self.fill()
         return list, (list(list.__iter__(self)),)
 
 

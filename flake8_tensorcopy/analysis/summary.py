@@ -243,21 +243,24 @@ class ModuleSummary:
     @property
     def definitions(self) -> dict[str, list[ast.AST]]:
         """qualname -> the defs and classes spelled so (more than one: redefined)."""
-        self._build_index()
-        self._index_unread(lambda prefix, body: True)
-        return self._definitions
+        return self._indexed(lambda prefix, body: True)
 
     def _defined(self, qualname: str) -> list[ast.AST]:
-        """The defs and classes spelled ``qualname``, reading only the bodies that may hold it."""
+        """The defs and classes spelled ``qualname``, reading only the bodies that may hold it:
+        those of the defs its dotted prefixes name (looked up, not searched: it is asked often)."""
         self._build_index()
-        self._index_unread(lambda prefix, body: qualname.startswith(prefix))
+        prefix = ""
+        for part in qualname.split(".")[:-1]:
+            prefix += part + "."
+            if (body := self._unindexed.pop(prefix, None)) is not None:
+                self._index(body, prefix)
         return self._definitions.get(qualname, [])
 
     def qualname(self, definition: ast.AST) -> str:
         """The qualified name of a def or class of the module: "Trainer.fit"."""
         self._build_index()
         if id(definition) not in self._qualnames:  # in a body indexed once read
-            self._index_unread(lambda prefix, body: body.parsed)
+            self._indexed(lambda prefix, body: body.parsed)
         return self._qualnames[id(definition)]
 
     def _index(self, block: list[ast.stmt], prefix: str) -> None:
@@ -275,12 +278,14 @@ class ModuleSummary:
                 for inner in child_blocks(statement):
                     self._index(inner, prefix)
 
-    def _index_unread(self, wanted: Callable[[str, LazyBody], bool]) -> None:
-        """Index the defs in the bodies left unread by :meth:`_index` that ``wanted``
-        (given the body's qualname prefix and the body) picks, reading them."""
+    def _indexed(self, wanted: Callable[[str, LazyBody], bool]) -> dict[str, list[ast.AST]]:
+        """:attr:`definitions`, with the defs of the bodies left unread by :meth:`_index`
+        that ``wanted`` (given the body's qualname prefix and the body) picks, read for it."""
+        self._build_index()
         while chosen := [prefix for prefix, body in self._unindexed.items() if wanted(prefix, body)]:
             for prefix in chosen:
                 self._index(self._unindexed.pop(prefix), prefix)
+        return self._definitions
 
     def definition(self, qualname: str) -> ast.AST | None:
         """The one def or class named ``qualname``; None when absent or redefined."""
@@ -290,8 +295,7 @@ class ModuleSummary:
     def enclosing(self, first_line: int) -> str:
         """The qualname of the scopes around the def or class that starts at ``first_line``
         ("" at module level): a chunk parsed on its own starts there."""
-        self._build_index()
-        self._index_unread(lambda prefix, body: True)
+        self._indexed(lambda prefix, body: True)
         return self._starts.get(first_line, "")
 
     @functools.cached_property
@@ -731,9 +735,8 @@ class ModuleSummary:
         owner, _, name = qualname.rpartition(".")
         if not owner or "." in owner or name.startswith(("_", "on_")) or name in _CALLED_BY_LIBRARIES:
             return False
-        self._build_index()
-        self._index_unread(lambda prefix, body: body.spells(name))
-        if sum(len(found) for defined, found in self._definitions.items() if defined.rpartition(".")[2] == name) != 1:
+        defined = self._indexed(lambda prefix, body: body.spells(name))
+        if sum(len(found) for spelled, found in defined.items() if spelled.rpartition(".")[2] == name) != 1:
             return False
         for klass in self._lineage(owner):
             if klass.keywords:  # a metaclass
