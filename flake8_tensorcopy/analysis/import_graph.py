@@ -33,7 +33,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 MAX_MODULES = 10_000
 MAX_ENTRIES = 200_000
@@ -69,7 +69,7 @@ def imported_names(text: bytes) -> Names:
     (``a.b``, (``a.b.c``, ``a.b.d``)), ``from . import m`` gives (``.``, (``.m``,)), and
     ``import a.b as c, d`` gives (``a.b``, ()) and (``d``, ())."""
     names: list[tuple[str, tuple[str, ...]]] = []
-    for match in _IMPORT.finditer(text):
+    for match in _import_statements(text):
         package, members, modules = match.groups()
         if package is not None:
             base = sys.intern(package.decode("ascii", "replace"))  # many modules import the same
@@ -79,6 +79,24 @@ def imported_names(text: bytes) -> Names:
         else:
             names += [(sys.intern(module), ()) for module in _members(modules.decode("utf-8", "replace"))]
     return tuple(names)
+
+
+def _import_statements(text: bytes) -> Iterator[re.Match[bytes]]:
+    """``_IMPORT.finditer(text)``, found faster: every statement it matches spells
+    ``import`` on the line it starts, so only the lines where ``bytes.find`` sees the word
+    are tried, rather than every line by the pattern, which has no literal prefix to skip by."""
+    end = 0  # where the last statement ended: finditer's matches do not overlap
+    tried = -1
+    hit = text.find(b"import")
+    while hit >= 0:
+        start = text.rfind(b"\n", 0, hit) + 1
+        if start >= end and start != tried:
+            tried = start
+            match = _IMPORT.match(text, start)
+            if match is not None:
+                end = match.end()
+                yield match
+        hit = text.find(b"import", hit + len(b"import"))
 
 
 def _members(listed: str) -> list[str]:

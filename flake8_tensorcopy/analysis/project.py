@@ -78,6 +78,10 @@ _MAX_RESOLVED = 20_000  # remembered (folder, dotted name) look-ups per project
 # A project of more modules than these is not read through for who calls a method: each
 # name looked for reads the text of every module.
 MAX_SPELLING_MODULES = 2_000
+# Names looked for by reading every module's text, before the modules' words are indexed
+# instead: a scan reads each module once and searches it for one word, the index reads each
+# twice and splits it into words, which pays only when many names are asked.
+SCANS_BEFORE_INDEX = 4
 _DEFINED_NAME = re.compile(rb"\bdef\s+(\w+)")
 _WORD = re.compile(rb"\w+")
 # Packages that are never a project's own, looked up on every import otherwise.
@@ -119,14 +123,42 @@ def _marked(folder: str) -> bool:
 
 def find_root(path: str) -> str:
     """The nearest folder above ``path`` holding a project marker, else ``path``'s folder."""
-    start = folder = os.path.dirname(os.path.abspath(path))
-    while True:
-        if _marked(folder):
-            return folder
+    start = os.path.dirname(os.path.abspath(path))
+    return _nearest_marked(start) or start
+
+
+# folder -> the nearest folder at or above it that holds a project marker (None: none):
+# the files of one folder, and the folders of one project, share what their parents found
+_MARKED: dict[str, str | None] = {}
+# folder, absolute -> its real path
+_REAL_FOLDERS: dict[str, str] = {}
+
+
+def _nearest_marked(folder: str) -> str | None:
+    found = _MARKED.get(folder, "")
+    if found == "":
         parent = os.path.dirname(folder)
-        if parent == folder:
-            return start
-        folder = parent
+        found = folder if _marked(folder) else None if parent == folder else _nearest_marked(parent)
+        _MARKED[folder] = found
+    return found
+
+
+def _resolved_folder(folder: str) -> str:
+    """``os.path.realpath`` of the absolute ``folder``: its parent's real path and its own
+    name when it is no link, so that a folder not seen before costs one ``lstat``, not one
+    for each folder above it."""
+    real = _REAL_FOLDERS.get(folder)
+    if real is None:
+        parent, name = os.path.split(folder)
+        real = os.path.realpath(folder) if not name or os.path.islink(folder) else os.path.join(_resolved_folder(parent), name)
+        _REAL_FOLDERS[folder] = real
+    return real
+
+
+def _resolved_file(path: str) -> str:
+    """``os.path.realpath`` of the absolute ``path``, its folder's looked up as above."""
+    folder, name = os.path.split(path)
+    return os.path.realpath(path) if os.path.islink(path) else os.path.join(_resolved_folder(folder), name)
 
 
 class Project:
@@ -146,9 +178,11 @@ class Project:
         self._graph: ImportGraph | None = None  # made when a caller is first looked for
         # method name -> the modules that define it and those that spell it (``method_spellings``)
         self._spellings: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
-        # module -> the names it spells that some module defines with ``def`` (built once:
-        # ``method_spellings`` then reads only the modules that spell the name asked)
+        # module -> the names it spells that some module defines with ``def`` (built after
+        # SCANS_BEFORE_INDEX names: ``method_spellings`` then reads only the modules that
+        # spell the name asked)
         self._defined_words: dict[str, frozenset[bytes]] | None = None
+        self._scans = 0  # names looked for without the index
         self._work_for: weakref.ref | None = None  # the summary of the file whose questions these are
         self._work_left = MAX_WORK_PER_FILE
 
@@ -217,21 +251,19 @@ class Project:
         modules = self._import_graph().modules()
         if modules is None or len(modules) > MAX_SPELLING_MODULES:
             return None
-        words = self._defined_words_of(modules)
-        if words is None:
-            return None
         word = name.encode("ascii")
+        spelling = self._modules_spelling(word, modules)
+        if spelling is None:
+            return None
         defined = re.compile(rb"\bdef\s+" + word + rb"\s*\(")
         plain = re.compile(rb"(?<![\w.])" + word + rb"\s*\(")
         dotted = re.compile(rb"\.\s*" + word + rb"\b")
         hidden = re.compile(rb"(?<!\w)" + word + rb"\s*=(?!=)|[\"']" + word + rb"[\"']")
         definers, spellers = set(), set()
-        for path in modules:
-            if word not in words[path]:
-                continue
+        for path in spelling:
             text = self._text(path)
             if text is None:
-                return None  # gone since the index was built: what it calls is unknown
+                return None  # gone since it was read: what it calls is unknown
             defines = len(defined.findall(text))
             if len(plain.findall(text)) > defines or hidden.search(text):
                 return None
@@ -240,6 +272,31 @@ class Project:
             if dotted.search(text):
                 spellers.add(path)
         return frozenset(definers), frozenset(spellers)
+
+    def _modules_spelling(self, word: bytes, modules: frozenset[str]) -> list[str] | None:
+        """The modules whose text spells ``word`` as a whole word, when some module of the
+        project defines it with ``def`` (else none: no method has that name); None when a
+        module cannot be read."""
+        if self._defined_words is None and self._scans < SCANS_BEFORE_INDEX:
+            self._scans += 1
+            return self._scan_for(word, modules)
+        words = self._defined_words_of(modules)
+        if words is None:
+            return None
+        return [path for path in modules if word in words[path]]
+
+    def _scan_for(self, word: bytes, modules: frozenset[str]) -> list[str] | None:
+        """``_modules_spelling`` by one read of each module, without the index."""
+        whole = re.compile(rb"(?<!\w)" + re.escape(word) + rb"(?!\w)")
+        spelling, defined = [], False
+        for path in modules:
+            text = self._text(path)
+            if text is None:
+                return None
+            if word in text and whole.search(text):
+                spelling.append(path)
+                defined = defined or word in _DEFINED_NAME.findall(text)
+        return spelling if defined else []
 
     def _defined_words_of(self, modules: Iterable[str]) -> dict[str, frozenset[bytes]] | None:
         """Each module's words that some module of the project defines with ``def``: two
@@ -292,7 +349,7 @@ class Project:
         if real is None:
             if len(self._real_folders) >= _MAX_RESOLVED:
                 self._real_folders.clear()
-            real = self._real_folders[folder] = os.path.realpath(folder) == folder
+            real = self._real_folders[folder] = _resolved_folder(folder) == folder
         return real
 
     def _code(self, path: str) -> bytes | None:
@@ -354,8 +411,8 @@ class Project:
         candidates = (stem + ".py",) if parts else ()
         for candidate in (*candidates, os.path.join(stem, "__init__.py")):
             # an editor's buffer is a module too, saved or not (a new file, one deleted on disk)
-            if os.path.isfile(candidate) or (self._buffers and os.path.realpath(candidate) in self._buffers):
-                real = os.path.realpath(candidate)  # symlinks: one module, one summary
+            if os.path.isfile(candidate) or (self._buffers and _resolved_file(candidate) in self._buffers):
+                real = _resolved_file(candidate)  # symlinks: one module, one summary
                 found = real if self.contains(real) else None
                 break
         if len(self._files) >= _MAX_RESOLVED:
@@ -575,8 +632,7 @@ class Project:
         self._files.clear()
         self._real_folders.clear()
         self._graph = None
-        self._spellings.clear()
-        self._defined_words = None
+        self._forget_spellings()
         _changed()
 
     # -- the language server's open documents ---------------------------------------
@@ -590,8 +646,7 @@ class Project:
             self._buffers = dict(buffers)
             self._files.clear()  # a buffer may be a module that is not on disk
             self._graph = None
-            self._spellings.clear()
-            self._defined_words = None
+            self._forget_spellings()
             _changed()
 
     def overlay(self, path: str, text: str | None) -> None:
@@ -607,8 +662,13 @@ class Project:
             self._buffers[path] = text
         if self._graph is not None:
             self._graph.reread(path)
-        self._spellings.clear()
+        self._forget_spellings()
         _changed()
+
+    def _forget_spellings(self) -> None:
+        self._spellings.clear()
+        self._defined_words = None
+        self._scans = 0
 
 
 def _instance_modules(value: object) -> Iterator[str]:
@@ -788,7 +848,7 @@ def _changed() -> None:
 def forget_files() -> None:
     """Files were added, removed or changed on disk (the language server is told so): find
     the roots, their settings and every import again."""
-    _ROOTS.clear()
+    _forget_folders()
     for known in _PROJECTS.values():
         known.forget_files()
     _changed()
@@ -796,6 +856,12 @@ def forget_files() -> None:
 
 # a file's folder -> (its real path, its project's root when that reads the project)
 _ROOTS: dict[str, tuple[str, str | None]] = {}
+
+
+def _forget_folders() -> None:
+    _ROOTS.clear()
+    _MARKED.clear()
+    _REAL_FOLDERS.clear()
 _MAX_ROOTS = 10_000
 
 
@@ -813,9 +879,9 @@ def locate(filename: str | None) -> tuple[Project, str] | None:
     known = _ROOTS.get(folder)
     if known is None:
         if len(_ROOTS) >= _MAX_ROOTS:
-            _ROOTS.clear()
-        real = os.path.realpath(folder)
-        root = os.path.realpath(find_root(os.path.join(real, name)))
+            _forget_folders()
+        real = _resolved_folder(folder)
+        root = _resolved_folder(find_root(os.path.join(real, name)))
         known = _ROOTS[folder] = (real, root if enabled(root) else None)
     real, root = known
     if root is None:
