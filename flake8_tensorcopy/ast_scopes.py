@@ -15,6 +15,7 @@ from .analysis.evaluator import annotation_info, bound_names, method_call, narro
 from .analysis.vocabulary import NAMED_PARAMETER_ITERATORS, NO_GRAD_CONTEXTS, PARAMETER, PARAMETER_ITERATORS, TENSOR
 
 if TYPE_CHECKING:
+    from .analysis.evaluator import Inference
     from .rule import Context
 
 
@@ -67,7 +68,9 @@ class ScopeOpener:
 
     def visit_For(self, node: ast.For) -> None:
         self.context.loops.append(node)
-        self._bind_loop_target(node.target, node.iter)
+        self.inference.bind_later(
+            bound_names(node.target), node.iter, lambda inference: bind_loop_target(inference, node.target, node.iter)
+        )
 
     def visit_While(self, node: ast.While) -> None:
         self.context.loops.append(node)
@@ -113,44 +116,45 @@ class ScopeOpener:
     def visit_SimpleStatement(self, node: ast.stmt) -> None:
         self.context.statements.append(node)
 
-    def _bind_loop_target(self, target: ast.expr, iterable: ast.expr) -> None:
-        """``for p in m.parameters()``, ``for name, p in m.named_parameters()``, ``for row in t``
-        over a tensor (rows, and what unpacking a row gives, are tensors), and ``zip``,
-        ``enumerate`` and ``reversed`` of those."""
-        if self.inference.is_tensor(iterable) and isinstance(target, (ast.Name, ast.Tuple, ast.List)):
-            self.inference.bind_target(target, None)
-            facts = self.inference.facts
-            if facts is not None and facts.legacy_scalars:
-                return  # code of PyTorch 0.3 and before: the rows of a 1-d tensor were numbers
-            for name in _plain_names(target):
-                self.inference.bind(name, None, TENSOR)
-            return
-        builtin = _builtin_call(iterable)
-        arguments = iterable.args if isinstance(iterable, ast.Call) else []
-        plain = isinstance(iterable, ast.Call) and not iterable.keywords and not any(
-            isinstance(arg, ast.Starred) for arg in arguments
-        )
-        if builtin == "reversed" and len(arguments) == 1 and not iterable.keywords:
-            self._bind_loop_target(target, arguments[0])
-            return
-        if builtin == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(arguments) and plain:
-            for element, argument in zip(target.elts, arguments):
-                self._bind_loop_target(element, argument)
-            return
-        called = method_call(iterable)
-        if called and called[1] in PARAMETER_ITERATORS and isinstance(target, ast.Name):
-            self.inference.bind(target.id, None, PARAMETER)
-            return
-        if called and called[1] in NAMED_PARAMETER_ITERATORS and _pair(target):
-            self.inference.bind_target(target, None)
-            self.inference.bind(target.elts[1].id, None, PARAMETER)
-            return
-        if builtin == "enumerate" and (arguments or iterable.keywords) and _pair(target):
-            self.inference.bind_target(target, None)
-            first = arguments[0] if arguments else iterable.keywords[0].value
-            self._bind_loop_target(target.elts[1], first)
-            return
-        self.inference.bind_target(target, None)
+
+def bind_loop_target(inference: Inference, target: ast.expr, iterable: ast.expr) -> None:
+    """``for p in m.parameters()``, ``for name, p in m.named_parameters()``, ``for row in t``
+    over a tensor (rows, and what unpacking a row gives, are tensors), and ``zip``,
+    ``enumerate`` and ``reversed`` of those."""
+    if inference.is_tensor(iterable) and isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+        inference.bind_target(target, None)
+        facts = inference.facts
+        if facts is not None and facts.legacy_scalars:
+            return  # code of PyTorch 0.3 and before: the rows of a 1-d tensor were numbers
+        for name in _plain_names(target):
+            inference.bind(name, None, TENSOR)
+        return
+    builtin = _builtin_call(iterable)
+    arguments = iterable.args if isinstance(iterable, ast.Call) else []
+    plain = isinstance(iterable, ast.Call) and not iterable.keywords and not any(
+        isinstance(arg, ast.Starred) for arg in arguments
+    )
+    if builtin == "reversed" and len(arguments) == 1 and not iterable.keywords:
+        bind_loop_target(inference, target, arguments[0])
+        return
+    if builtin == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(arguments) and plain:
+        for element, argument in zip(target.elts, arguments):
+            bind_loop_target(inference, element, argument)
+        return
+    called = method_call(iterable)
+    if called and called[1] in PARAMETER_ITERATORS and isinstance(target, ast.Name):
+        inference.bind(target.id, None, PARAMETER)
+        return
+    if called and called[1] in NAMED_PARAMETER_ITERATORS and _pair(target):
+        inference.bind_target(target, None)
+        inference.bind(target.elts[1].id, None, PARAMETER)
+        return
+    if builtin == "enumerate" and (arguments or iterable.keywords) and _pair(target):
+        inference.bind_target(target, None)
+        first = arguments[0] if arguments else iterable.keywords[0].value
+        bind_loop_target(inference, target.elts[1], first)
+        return
+    inference.bind_target(target, None)
 
 
 def _plain_names(target: ast.expr):

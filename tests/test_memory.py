@@ -73,3 +73,42 @@ def test_a_binding_no_rule_read_keeps_nothing_alive():
         assert not [o for o in gc.get_objects() if type(o) is Inference]
     finally:
         gc.enable()
+
+
+def test_loop_targets_unpackings_and_merges_are_worked_out_when_read():
+    """What a loop's target, an unpacking or two branches bind is worked out the first time
+    the name is read, not as the walk passes (most are never read), and with the bindings
+    that were in force where it was bound: a later ``rows = []`` changes nothing."""
+    import ast
+
+    from flake8_tensorcopy.analysis.evaluator import Inference
+    from flake8_tensorcopy.ast_scopes import bind_loop_target
+    from flake8_tensorcopy.imports import ImportTable
+
+    tree = ast.parse(
+        "import torch\nrows = torch.ones(3, 2)\nfor row in rows: pass\nbest, at = rows.max(1)\n"
+        "x = torch.ones(1)\nx = torch.zeros(1)\nrows = []\n"
+    )
+    bound, loop, unpacking, first, second, emptied = tree.body[1:]
+    inference = Inference(ImportTable.from_ast(tree))
+    worked_out = []
+    work_out = inference.info
+    inference.info = lambda node: worked_out.append(ast.unparse(node)) or work_out(node)
+    unpack = inference.unpack
+    inference.unpack = lambda target, value: worked_out.append(f"unpack {ast.unparse(value)}") or unpack(target, value)
+    inference.bind_target(bound.targets[0], bound.value)
+    inference.bind_later(["row"], loop.iter, lambda alive: bind_loop_target(alive, loop.target, loop.iter))
+    inference.bind_target(unpacking.targets[0], unpacking.value)
+    inference.enter_branches()
+    inference.bind_target(first.targets[0], first.value)
+    inference.next_branch()
+    inference.bind_target(second.targets[0], second.value)
+    inference.leave_branches(exhaustive=True)
+    inference.bind_target(emptied.targets[0], emptied.value)
+    assert worked_out == []
+    assert inference.binding("row").info is not None
+    assert "rows" in worked_out and "unpack rows.max(1)" not in worked_out
+    assert inference.binding("best").info is not None and inference.binding("at").info is not None
+    assert worked_out.count("unpack rows.max(1)") == 1  # both names from one look at the value
+    assert inference.binding("x").info is not None
+    assert inference.binding("rows").info is None

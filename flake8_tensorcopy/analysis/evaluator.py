@@ -14,8 +14,9 @@ same as in a walk of the whole file.
 from __future__ import annotations
 
 import ast
+import functools
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..imports import ImportTable
 from .ast_patterns import AstCallShape, annotation_value, integer_literal, repeats_a_sequence
@@ -54,7 +55,9 @@ class Binding:
     ``info`` is what ``value`` held when the binding happened, worked out when first read:
     most bindings are never asked about, and working one out may read other modules. Until
     then the binding keeps the bindings in force then of the names ``value`` reads, which
-    are all that the evidence reads of the scope (``Inference.bind_lazily``).
+    are all that the evidence reads of the scope (``Inference.bind_lazily``); or, for a name
+    a loop or an unpacking binds, or one that branches bound apart, how to work it out
+    (``Inference.bind_later``, ``_merge``).
 
     ``opaque``: the name is known NOT to hold what the module summary says (narrowed by
     ``isinstance``, or shadowed by a comprehension's or lambda's own variable).
@@ -71,15 +74,18 @@ class Binding:
         self.parameter = parameter  # the function's parameter, not rebound yet: what it was passed
         # The inference by a weak reference: a strong one would be a cycle (its scopes hold the
         # binding), keeping the module's summary and tree alive until the cycle collector runs.
-        self._pending: tuple[weakref.ref[Inference], dict[str, Binding], tuple[str, bool]] | None = None
+        self._pending: tuple[weakref.ref[Inference], dict[str, Binding], tuple[str, bool]] \
+            | Callable[[], TensorInfo | None] | None = None
 
     @property
     def info(self) -> TensorInfo | None:
-        if self._pending is not None:
-            inference, scope, qualname = self._pending
+        pending = self._pending
+        if pending is not None:
             self._pending = None
-            if (alive := inference()) is not None:  # read only while its walk lasts
-                self._info = alive.info_where_bound(self.value, scope, qualname)
+            if type(pending) is not tuple:
+                self._info = pending()
+            elif (alive := pending[0]()) is not None:  # read only while its walk lasts
+                self._info = alive.info_where_bound(self.value, pending[1], pending[2])
         return self._info
 
 
@@ -209,6 +215,17 @@ class Inference:
         binding._pending = (weakref.ref(self), {read: scope[read] for read in reads if read in scope}, self.qualnames[-1])
         scope[name] = binding
 
+    def bind_later(self, names: Iterable[str], reads: ast.expr, bind: Callable[[Inference], None]) -> None:
+        """Bind ``names`` to what ``bind(self)`` binds them to, run when one of them is first
+        read, with the bindings in force now of the names ``reads`` reads: a loop's target, or
+        an unpacking, whose evidence costs a look at the value that is often never needed."""
+        scope = self.scopes[-1]
+        reading = {node.id for node in ast.walk(reads) if type(node) is ast.Name}
+        later = _Later(weakref.ref(self), {read: scope[read] for read in reading if read in scope}, self.qualnames[-1], bind)
+        for name in names:
+            binding = scope[name] = Binding(None, None)
+            binding._pending = functools.partial(later.info_of, name)
+
     def info_where_bound(self, value: ast.expr, scope: dict[str, Binding], qualname: tuple[str, bool]) -> TensorInfo | None:
         """What ``value`` holds with ``scope`` in force in the scope ``qualname``."""
         outer = self.scopes, self.qualnames
@@ -227,13 +244,19 @@ class Inference:
             else:
                 self.bind(target.id, None, None)
             return
+        if value is not None and isinstance(target, (ast.Tuple, ast.List)):
+            self.bind_later(bound_names(target), value, lambda inference: inference.unpack(target, value))
+            return
         for name in bound_names(target):
             self.bind(name, None, None)
-        if value is not None and isinstance(target, (ast.Tuple, ast.List)):
-            infos = self._unpacked_infos(value, len(target.elts))
-            for element, info in zip(target.elts, infos):
-                if isinstance(element, ast.Name) and info is not None:
-                    self.bind(element.id, None, info)
+
+    def unpack(self, target: ast.Tuple | ast.List, value: ast.expr) -> None:
+        """``a, b = value``, worked out now."""
+        for name in bound_names(target):
+            self.bind(name, None, None)
+        for element, info in zip(target.elts, self._unpacked_infos(value, len(target.elts))):
+            if isinstance(element, ast.Name) and info is not None:
+                self.bind(element.id, None, info)
 
     def _unpacked_infos(self, value: ast.expr, width: int) -> list[TensorInfo | None]:
         """What ``a, b = value`` binds, position by position: a tuple display's elements, or
@@ -567,19 +590,56 @@ _INDEXED_TO_TENSORS = (Holds.TENSORS, Holds.TENSOR_OR_TENSORS, Holds.STATE_DICT)
 _OPERATIONS = (ast.BinOp, ast.Compare, ast.UnaryOp)
 
 
+class _Later:
+    """What a loop's target or an unpacking binds, worked out once, when the first of its
+    names is read (``Inference.bind_later``)."""
+
+    __slots__ = ("inference", "scope", "qualname", "bind", "bound")
+
+    def __init__(self, inference: weakref.ref[Inference], scope: dict[str, Binding], qualname: tuple[str, bool],
+                 bind: Callable[[Inference], None]) -> None:
+        self.inference, self.scope, self.qualname, self.bind = inference, scope, qualname, bind
+        self.bound: dict[str, Binding] | None = None
+
+    def info_of(self, name: str) -> TensorInfo | None:
+        if self.bound is None:
+            self.bound = {}
+            alive = self.inference()
+            if alive is not None:  # read only while its walk lasts
+                outer = alive.scopes, alive.qualnames
+                alive.scopes, alive.qualnames = [dict(self.scope)], [self.qualname]
+                try:
+                    self.bind(alive)
+                    self.bound = alive.scopes[-1]
+                finally:
+                    alive.scopes, alive.qualnames = outer
+        binding = self.bound.get(name)
+        return binding.info if binding is not None else None
+
+
 def _merge(scopes: list[dict[str, Binding]]) -> dict[str, Binding]:
+    """A name keeps what every branch agrees on: the same binding, or, worked out when the
+    name is read, a tensor when every branch bound one."""
     merged: dict[str, Binding] = {}
     for name in set().union(*scopes):
         bindings = [scope.get(name) for scope in scopes]
         first = bindings[0]
         if all(b is first for b in bindings):
             merged[name] = first
-        elif all(b is not None and b.info is not None for b in bindings):
-            infos = {b.info for b in bindings}
-            merged[name] = Binding(None, infos.pop() if len(infos) == 1 else TENSOR)
         else:
-            merged[name] = Binding(None, None)
+            binding = merged[name] = Binding(None, None)
+            if all(b is not None for b in bindings):
+                binding._pending = functools.partial(_merged_info, bindings)
     return merged
+
+
+def _merged_info(bindings: list[Binding]) -> TensorInfo | None:
+    infos = set()
+    for binding in bindings:
+        if binding.info is None:
+            return None
+        infos.add(binding.info)
+    return infos.pop() if len(infos) == 1 else TENSOR
 
 
 def narrowed_name(test: ast.expr, imports: ImportTable) -> tuple[str, bool] | None:
