@@ -131,9 +131,12 @@ def plan_source(
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
     yielding.checkpoint()
+    specs = [rule.trigger_spec() for rule in rules]
+    if shortcuts and not prefilter.may_trigger(source, specs):  # most files: their project is not read
+        return Planned(source, tree, ModuleSummary.of(tree, source), prefilter.NOTHING, rules, shortcuts)
     summary = ModuleSummary.of(tree, source if shortcuts else None, path)
     if shortcuts:
-        plan = prefilter.plan(source, [rule.trigger_spec() for rule in rules], summary, fixes)
+        plan = prefilter.plan(source, specs, summary, fixes)
     else:
         plan = prefilter.whole_file_plan(source, tree)
     return Planned(source, tree, summary, plan, rules, shortcuts)

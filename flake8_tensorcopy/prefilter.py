@@ -111,6 +111,24 @@ class Plan(NamedTuple):
 
 WHOLE_FILE = Plan(whole_file=True)
 NOTHING = Plan(whole_file=False)
+_STAR_IMPORT = re.compile(r"import[\s\\]*\*")
+
+
+def may_trigger(source: str, rules: Iterable[TriggerSpec]) -> bool:
+    """Whether :func:`plan` may find anything in ``source`` (newlines normalised), read
+    from the text alone, before the module summary is made: some rule's triggers all
+    match, or match but for the first, which the file's import table may widen with a
+    local name for one of the rule's ``trigger_imports``: a name the text's imports spell
+    (``from copy import deepcopy as dc``), or one that ``import *`` may bring."""
+    for rule in rules:
+        primary, *secondary = (_compiled(pattern) for pattern in rule.triggers)
+        if not all(pattern.search(source) for pattern in secondary):
+            continue
+        if primary.search(source) or (rule.trigger_imports and (
+            any(name.rpartition(".")[2] in source for name in rule.trigger_imports) or _STAR_IMPORT.search(source)
+        )):
+            return True
+    return False
 
 
 def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixes: bool = True) -> Plan:

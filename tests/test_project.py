@@ -1039,3 +1039,16 @@ def test_a_write_into_what_every_caller_drops_changes_no_one_s_tensor(tmp_path: 
     (rule,) = [rule for rule in ALL_RULES if rule.code == "TCP010"]
     findings = engine.lint_source(CALLER_DROPS, path=str(tmp_path / "agent.py"), rules=[rule])
     assert sorted((f.line, f.code) for f in findings) == expected(CALLER_DROPS)
+
+
+def test_a_trigger_named_only_through_a_star_import_is_found(tmp_path: Path) -> None:
+    """A file whose text never spells ``deepcopy`` may still call it, by a name that
+    ``from m import *`` brings from the project: the text alone cannot rule such a file
+    out, in flake8 or in the engine."""
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    use = "import torch\n\nfrom pkg.tools import *\n\nweights = torch.ones(2)\nkept = dup(weights)  # TCP003\n"
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/tools.py": "from copy import deepcopy as dup\n", "pkg/use.py": use})
+    project.forget_files()
+    assert found(tmp_path / "pkg/use.py") == expected(use)
+    output = _run(sys.executable, "-m", "flake8", "--select", "TCP003", "pkg/use.py", cwd=tmp_path)
+    assert "pkg/use.py:6:8: TCP003" in output
