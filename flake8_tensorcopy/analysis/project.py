@@ -132,11 +132,14 @@ def find_root(path: str) -> str:
 _MARKED: dict[str, str | None] = {}
 # folder, absolute -> its real path
 _REAL_FOLDERS: dict[str, str] = {}
+_MAX_FOLDERS = 20_000  # in each of the two: a language server's session may meet many
 
 
 def _nearest_marked(folder: str) -> str | None:
     found = _MARKED.get(folder, "")
     if found == "":
+        if len(_MARKED) >= _MAX_FOLDERS:
+            _MARKED.clear()
         parent = os.path.dirname(folder)
         found = folder if _marked(folder) else None if parent == folder else _nearest_marked(parent)
         _MARKED[folder] = found
@@ -149,6 +152,8 @@ def _resolved_folder(folder: str) -> str:
     for each folder above it."""
     real = _REAL_FOLDERS.get(folder)
     if real is None:
+        if len(_REAL_FOLDERS) >= _MAX_FOLDERS:
+            _REAL_FOLDERS.clear()
         parent, name = os.path.split(folder)
         real = os.path.realpath(folder) if not name or os.path.islink(folder) else os.path.join(_resolved_folder(parent), name)
         _REAL_FOLDERS[folder] = real
@@ -168,7 +173,6 @@ class Project:
         self.root = os.path.realpath(root)
         self.disk = DiskCache(cache_folder, self.names_only_modules) if cache_folder else None
         self._files: dict[tuple[str, tuple[str, ...]], str | None] = {}
-        self._real_folders: dict[str, bool] = {}  # folder -> whether no link leads through it
         self._buffers: dict[str, str] = {}  # path -> unsaved text (the language server's)
         self._loading: set[str] = set()
         self._hops = 0
@@ -340,17 +344,10 @@ class Project:
         """The bytes of the module file ``path``: only a plain file under the root, named by
         its real path (no link out of the root, no pipe, no device), read to ``limit``. The
         file itself is opened without following a link; its folder is checked once."""
-        if not self.contains(path) or not self._real_folder(os.path.dirname(path)):
+        folder = os.path.dirname(path)
+        if not self.contains(path) or _resolved_folder(folder) != folder:  # a link leads through it
             return None
         return read_plain_file(path, limit)
-
-    def _real_folder(self, folder: str) -> bool:
-        real = self._real_folders.get(folder)
-        if real is None:
-            if len(self._real_folders) >= _MAX_RESOLVED:
-                self._real_folders.clear()
-            real = self._real_folders[folder] = _resolved_folder(folder) == folder
-        return real
 
     def _code(self, path: str) -> bytes | None:
         """The module's Python (a notebook's code cells), read for its imports: also of a
@@ -630,7 +627,6 @@ class Project:
     def forget_files(self) -> None:
         """Files were added, removed or changed on disk: look the imports up again."""
         self._files.clear()
-        self._real_folders.clear()
         self._graph = None
         self._forget_spellings()
         _changed()
@@ -848,7 +844,9 @@ def _changed() -> None:
 def forget_files() -> None:
     """Files were added, removed or changed on disk (the language server is told so): find
     the roots, their settings and every import again."""
-    _forget_folders()
+    _ROOTS.clear()
+    _MARKED.clear()
+    _REAL_FOLDERS.clear()
     for known in _PROJECTS.values():
         known.forget_files()
     _changed()
@@ -856,12 +854,6 @@ def forget_files() -> None:
 
 # a file's folder -> (its real path, its project's root when that reads the project)
 _ROOTS: dict[str, tuple[str, str | None]] = {}
-
-
-def _forget_folders() -> None:
-    _ROOTS.clear()
-    _MARKED.clear()
-    _REAL_FOLDERS.clear()
 _MAX_ROOTS = 10_000
 
 
@@ -879,7 +871,7 @@ def locate(filename: str | None) -> tuple[Project, str] | None:
     known = _ROOTS.get(folder)
     if known is None:
         if len(_ROOTS) >= _MAX_ROOTS:
-            _forget_folders()
+            _ROOTS.clear()
         real = _resolved_folder(folder)
         root = _resolved_folder(find_root(os.path.join(real, name)))
         known = _ROOTS[folder] = (real, root if enabled(root) else None)
