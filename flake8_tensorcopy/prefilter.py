@@ -120,12 +120,13 @@ def may_trigger(source: str, rules: Iterable[TriggerSpec]) -> bool:
     match, or match but for the first, which the file's import table may widen with a
     local name for one of the rule's ``trigger_imports``: a name the text's imports spell
     (``from copy import deepcopy as dc``), or one that ``import *`` may bring."""
-    for rule in rules:
-        primary, *secondary = (_compiled(pattern) for pattern in rule.triggers)
+    # Codes that one analysis reports (TCP001 and TCP101) share their trigger: searched once.
+    for triggers, trigger_imports in dict.fromkeys((rule.triggers, rule.trigger_imports) for rule in rules):
+        primary, *secondary = (_compiled(pattern) for pattern in triggers)
         if not all(pattern.search(source) for pattern in secondary):
             continue
-        if primary.search(source) or (rule.trigger_imports and (
-            any(name.rpartition(".")[2] in source for name in rule.trigger_imports) or _STAR_IMPORT.search(source)
+        if primary.search(source) or (trigger_imports and (
+            any(name.rpartition(".")[2] in source for name in trigger_imports) or _STAR_IMPORT.search(source)
         )):
             return True
     return False

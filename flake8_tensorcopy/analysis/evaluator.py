@@ -17,6 +17,7 @@ import ast
 import functools
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from ..imports import ImportTable
 from .ast_patterns import AstCallShape, annotation_value, integer_literal, repeats_a_sequence
@@ -48,6 +49,8 @@ from .vocabulary import (
     torch_function_info,
 )
 
+
+_Result = TypeVar("_Result")
 
 class Binding:
     """The latest value bound to a name in the current scope.
@@ -85,7 +88,7 @@ class Binding:
             if type(pending) is not tuple:
                 self._info = pending()
             elif (alive := pending[0]()) is not None:  # read only while its walk lasts
-                self._info = alive.info_where_bound(self.value, pending[1], pending[2])
+                self._info = alive.where_bound(pending[1], pending[2], lambda: alive.info(self.value))
         return self._info
 
 
@@ -209,29 +212,32 @@ class Inference:
     def bind_lazily(self, name: str, value: ast.expr) -> None:
         """``name = value``, with what ``value`` holds worked out when first asked, from the
         bindings in force now of the names it reads."""
-        scope = self.scopes[-1]
-        reads = {node.id for node in ast.walk(value) if type(node) is ast.Name}
         binding = Binding(value, None)
-        binding._pending = (weakref.ref(self), {read: scope[read] for read in reads if read in scope}, self.qualnames[-1])
-        scope[name] = binding
+        binding._pending = (weakref.ref(self), self._in_force(value), self.qualnames[-1])
+        self.scopes[-1][name] = binding
 
     def bind_later(self, names: Iterable[str], reads: ast.expr, bind: Callable[[Inference], None]) -> None:
         """Bind ``names`` to what ``bind(self)`` binds them to, run when one of them is first
         read, with the bindings in force now of the names ``reads`` reads: a loop's target, or
         an unpacking, whose evidence costs a look at the value that is often never needed."""
+        later = _Later(weakref.ref(self), self._in_force(reads), self.qualnames[-1], bind)
         scope = self.scopes[-1]
-        reading = {node.id for node in ast.walk(reads) if type(node) is ast.Name}
-        later = _Later(weakref.ref(self), {read: scope[read] for read in reading if read in scope}, self.qualnames[-1], bind)
         for name in names:
             binding = scope[name] = Binding(None, None)
             binding._pending = functools.partial(later.info_of, name)
 
-    def info_where_bound(self, value: ast.expr, scope: dict[str, Binding], qualname: tuple[str, bool]) -> TensorInfo | None:
-        """What ``value`` holds with ``scope`` in force in the scope ``qualname``."""
+    def _in_force(self, value: ast.expr) -> dict[str, Binding]:
+        """The bindings in force now of the names ``value`` reads."""
+        scope = self.scopes[-1]
+        reads = {node.id for node in ast.walk(value) if type(node) is ast.Name}
+        return {read: scope[read] for read in reads if read in scope}
+
+    def where_bound(self, scope: dict[str, Binding], qualname: tuple[str, bool], work: Callable[[], _Result]) -> _Result:
+        """``work()`` with ``scope`` in force in the scope ``qualname`` (what was bound then)."""
         outer = self.scopes, self.qualnames
         self.scopes, self.qualnames = [scope], [qualname]
         try:
-            return self.info(value)
+            return work()
         finally:
             self.scopes, self.qualnames = outer
 
@@ -606,13 +612,9 @@ class _Later:
             self.bound = {}
             alive = self.inference()
             if alive is not None:  # read only while its walk lasts
-                outer = alive.scopes, alive.qualnames
-                alive.scopes, alive.qualnames = [dict(self.scope)], [self.qualname]
-                try:
-                    self.bind(alive)
-                    self.bound = alive.scopes[-1]
-                finally:
-                    alive.scopes, alive.qualnames = outer
+                scope = dict(self.scope)
+                alive.where_bound(scope, self.qualname, lambda: self.bind(alive))
+                self.bound = scope
         binding = self.bound.get(name)
         return binding.info if binding is not None else None
 
