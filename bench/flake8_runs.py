@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from process_stats import ProcessStats, run_measured
+from process_stats import ProcessStats, finish_all, start_measured
 from venvs import Venv
 
 # flake8 with the plugin's own seconds counted (the 'with' runs of -j 1).
@@ -51,28 +51,66 @@ def run_flake8(venv: Venv, arguments: list[str], workdir: Path,
     config file is picked up) and count what it printed. With ``share``
     (a serial run of a venv holding the plugin), also count the CPU time
     spent inside the plugin (flake8_share.py)."""
-    stdout, stderr = workdir / "flake8.out", workdir / "flake8.err"
-    shares = workdir / "share.json"
-    command = ([str(venv.python), "-I", str(SHARE_SCRIPT), str(shares)]
-               if share else [str(venv.flake8)])
-    shares.unlink(missing_ok=True)
-    stats = run_measured([*command, *arguments], cwd=workdir,
-                         stdout=stdout, stderr=stderr, stdin=stdin)
-    error_text = stderr.read_text(errors="replace")
-    if stats.returncode not in (0, 1) or any(
-            marker in error_text for marker in CRASH_MARKERS):
-        raise Flake8Failed(
-            f"{venv.name}: flake8 exited {stats.returncode}\n"
-            f"{error_text[-4000:]}")
-    by_prefix = _count_findings(stdout)
-    stdout.unlink()
-    return Flake8Run(env=venv.name, stats=stats,
-                     findings=sum(by_prefix.values()),
-                     findings_by_prefix=dict(sorted(by_prefix.items())),
-                     stderr_first_line=error_text.strip().split("\n")[0],
-                     load_after=os.getloadavg()[0],
-                     plugin_cpu_s=(json.loads(shares.read_text())["plugin_cpu_s"]
-                                   if share else None))
+    return run_side_by_side([Flake8Start(venv, arguments, stdin, share)],
+                            workdir)[0]
+
+
+@dataclass(frozen=True)
+class Flake8Start:
+    """One flake8 invocation of run_side_by_side; ``cpu``: the core it runs on."""
+    venv: Venv
+    arguments: list[str]
+    stdin: Path | None = None
+    share: bool = False
+    cpu: int | None = None
+
+
+def run_side_by_side(starts: list[Flake8Start], workdir: Path
+                     ) -> list[Flake8Run]:
+    """Run every invocation at once (one alone: just that one), each
+    writing its own files in workdir, and count what each printed."""
+    outputs = [_Outputs(workdir, number) for number in range(len(starts))]
+    children = []
+    for start, output in zip(starts, outputs):
+        command = ([str(start.venv.python), "-I", str(SHARE_SCRIPT),
+                    str(output.shares)] if start.share
+                   else [str(start.venv.flake8)])
+        output.shares.unlink(missing_ok=True)
+        children.append(start_measured(
+            [*command, *start.arguments], cwd=workdir, stdout=output.stdout,
+            stderr=output.stderr, stdin=start.stdin, cpu=start.cpu))
+    stats = finish_all(children)
+    return [output.run(start, measured)
+            for start, output, measured in zip(starts, outputs, stats)]
+
+
+class _Outputs:
+    """Where one invocation writes: its own files, so that runs side by
+    side never share one."""
+
+    def __init__(self, workdir: Path, number: int) -> None:
+        suffix = f".{number}" if number else ""
+        self.stdout = workdir / f"flake8.out{suffix}"
+        self.stderr = workdir / f"flake8.err{suffix}"
+        self.shares = workdir / f"share.json{suffix}"
+
+    def run(self, start: Flake8Start, stats: ProcessStats) -> Flake8Run:
+        error_text = self.stderr.read_text(errors="replace")
+        if stats.returncode not in (0, 1) or any(
+                marker in error_text for marker in CRASH_MARKERS):
+            raise Flake8Failed(
+                f"{start.venv.name}: flake8 exited {stats.returncode}\n"
+                f"{error_text[-4000:]}")
+        by_prefix = _count_findings(self.stdout)
+        self.stdout.unlink()
+        plugin_cpu = (json.loads(self.shares.read_text())["plugin_cpu_s"]
+                      if start.share else None)
+        return Flake8Run(env=start.venv.name, stats=stats,
+                         findings=sum(by_prefix.values()),
+                         findings_by_prefix=dict(sorted(by_prefix.items())),
+                         stderr_first_line=error_text.strip().split("\n")[0],
+                         load_after=os.getloadavg()[0],
+                         plugin_cpu_s=plugin_cpu)
 
 
 def _count_findings(path: Path) -> Counter:

@@ -7,6 +7,7 @@ Also usable on its own to re-print a saved run:
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 
 MIB = 1024.0
@@ -94,7 +95,12 @@ def _corpus_rows(measured: dict):
     yield (f"{'    throughput (files/s)':<32}"
            f"{tree['files_per_s']['without']:>11.1f}"
            f"{tree['files_per_s']['with']:>11.1f}")
-    yield _row("    CPU user+sys, median", tree["cpu_s"], "s", None)
+    # absent from runs saved before they were kept
+    yield _row("    CPU user+sys, median", tree["cpu_s"], "s", None, tree.get("cpu_ratio"))
+    control = tree.get("control")
+    if control:
+        yield _row(f"    control: 'without' vs itself, {control['pairs']}", control["cpu_s"], "s", None,
+                   statistics.median(control["cpu_pair_ratios"]))
     in_run = tree.get("in_run")  # absent from runs saved before it was counted
     if in_run:
         yield _row("    CPU inside 'with': plugin's", in_run["cpu_s"], "s", None,

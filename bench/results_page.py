@@ -7,6 +7,7 @@ this section's markers is replaced, so a run leaves them as they are.
 from __future__ import annotations
 
 import re
+import statistics
 from pathlib import Path
 
 RESULTS_PAGE = Path(__file__).resolve().parent / "RESULTS.md"
@@ -36,8 +37,16 @@ def section(results: dict) -> str:
     lines += ["", "| measure | without | with | ratio | target |", "|---|---|---|---|---|"]
     for measured in results["corpora"].values():
         tree, memory = measured["whole_tree"], measured["memory"]
-        lines.append(_row(f"{measured['title']}: whole tree, median of {tree['pairs']} pairs",
+        lines.append(_row(f"{measured['title']}: whole tree, median of {tree['pairs']} pairs{_method(tree)}",
                           tree["wall_s"], "s", tree["ratio"], tree))
+        if "cpu_ratio" in tree:  # absent from runs saved before it was kept
+            lines.append(_row(f"{measured['title']}: the same pairs in CPU time, median of their ratios",
+                              tree["cpu_s"], "s", tree["cpu_ratio"], None))
+        if tree.get("control"):
+            control = tree["control"]
+            lines.append(_row(f"{measured['title']}: control, 'without' against itself, {control['pairs']} "
+                              f"pair(s) timed alike, CPU", control["cpu_s"], "s",
+                              statistics.median(control["cpu_pair_ratios"]), None))
         if tree.get("in_run"):
             in_run = tree["in_run"]
             lines.append(_row(f"{measured['title']}: CPU inside 'with', without and with the plugin's",
@@ -52,6 +61,10 @@ def section(results: dict) -> str:
 
 
 _CACHE_STATES = {"cold": "its disk cache empty at each 'with' run", "warm": "its disk cache filled first"}
+
+
+def _method(tree: dict) -> str:
+    return f" ({tree['method']})" if tree.get("method") else ""
 
 
 def write(results: dict, page: Path = RESULTS_PAGE) -> None:

@@ -18,7 +18,11 @@ Measures two corpora, each in its own rows and against its own targets:
     utils/data, the harder part of torch, as in the performance issue.
 On each:
   * whole tree: `flake8 -j 1 <corpus>` without vs with the plugin,
-    median of alternating pairs (target: ratio <= 1.10);
+    median of alternating pairs (target: ratio <= 1.10); with
+    --side-by-side each pair's two runs start together, each on a core of
+    its own (swapped every pair), so that a shared machine's drift slows
+    both alike; --control N first measures N pairs of 'without' against
+    itself the same way: how far two identical runs differ on this host;
   * inside each 'with' run (bench/flake8_share.py): the CPU time of the
     plugin's checks against the rest of the same process, a ratio that
     a shared machine's drift between runs does not move (info);
@@ -40,6 +44,7 @@ all with this python's flake8 version; "with" is rebuilt on every run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.metadata
 import json
 import os
@@ -54,7 +59,8 @@ from pathlib import Path
 
 from corpus_files import (BENCH_CACHE, Corpus, app_corpus_dir, load_corpus,
                           torch_subset, warm_page_cache)
-from flake8_runs import Flake8Failed, Flake8Run, run_flake8
+from flake8_runs import (Flake8Failed, Flake8Run, Flake8Start, run_flake8,
+                         run_side_by_side)
 from process_stats import clean_environment, run_measured
 import results_page
 from report import failed_targets, print_report
@@ -91,6 +97,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "corpus, spread evenly over it (deterministic)")
     parser.add_argument("--pairs", type=int, default=3, help="alternating "
                         "without/with whole-tree pairs (default 3)")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="each whole-tree pair's two runs at once, each "
+                        "on its own core, the cores swapped every pair "
+                        "(needs two usable cores)")
+    parser.add_argument("--control", type=int, default=0, metavar="N",
+                        help="first, N whole-tree pairs of 'without' against "
+                        "itself, measured as the pairs are: the noise floor "
+                        "of a pair's ratio on this host (default 0)")
     parser.add_argument("--cache", choices=("cold", "warm"), default="cold",
                         help="the project analysis's disk cache before each "
                         "'with' run: emptied (default) or filled once, untimed")
@@ -129,6 +143,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.control < 0:
+        parser.error("--control must be >= 0")
+    if args.side_by_side and len(os.sched_getaffinity(0)) < 2:
+        parser.error("--side-by-side needs two usable cores; this process "
+                     f"may use {len(os.sched_getaffinity(0))}")
     if args.corpus and (args.only or args.app_corpus or args.torch_corpus):
         parser.error("--corpus replaces both corpora: it takes no --only, "
                      "--app-corpus or --torch-corpus")
@@ -205,9 +224,13 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
         cache = ProjectCache(workdir / "tensorcopy-cache", args.cache)
         warm_up(venvs, [*corpora.values(), *filter(None, [peer_corpus])],
                 latency_file, workdir)
+        pairing = Pairing(args.side_by_side, workdir)
+        control_runs = {name: pairing.control(venvs["without"], corpus,
+                                              args.control)
+                        for name, corpus in corpora.items()}
         tree_runs = {name: measure_whole_tree(venvs, corpus,
                                               CORPUS_TITLES[name],
-                                              args.pairs, workdir, cache)
+                                              args.pairs, pairing, cache)
                      for name, corpus in corpora.items()}
         latency_runs = measure_latency(venvs, latency_file,
                                        args.latency_pairs, workdir)
@@ -228,7 +251,8 @@ def benchmark(args, corpora: dict[str, Corpus], venv_root: Path,
         "project": "off" if args.project == "off" else "on",
         "environments": environments,
         "corpora": {name: summarise_corpus(name, corpus, tree_runs[name],
-                                           notes)
+                                           notes, pairing,
+                                           control_runs[name])
                     for name, corpus in corpora.items()},
         "editor_latency": summarise_latency(latency_runs, latency_file,
                                             import_floor, notes),
@@ -375,19 +399,74 @@ class ProjectCache:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
+class Pairing:
+    """How a whole-tree pair's two runs are timed: one after the other,
+    alternating which goes first, or side by side, each on a core of its
+    own, swapping the cores every pair (a core slower than the other, or a
+    machine that slows down, then weighs on both sides alike)."""
+
+    def __init__(self, side_by_side: bool, workdir: Path) -> None:
+        self.side_by_side = side_by_side
+        self.workdir = workdir
+        self.cores = sorted(os.sched_getaffinity(0))[:2]
+
+    @property
+    def method(self) -> str:
+        return ("side by side, one core each, the cores swapped every pair"
+                if self.side_by_side else "one after the other, alternating "
+                "which runs first")
+
+    def pair(self, number: int, venvs: dict[str, Venv], arguments: list[str],
+             share: bool = True) -> list[Flake8Run]:
+        """Pair ``number``'s runs, labelled 'without' and 'with' by their
+        place in the pair (``venvs`` may give both places one venv)."""
+        order = _pair_order(number)
+        starts = [Flake8Start(venvs[name], arguments,
+                              share=share and name == "with")
+                  for name in order]
+        if self.side_by_side:
+            starts = [dataclasses.replace(start, cpu=core)
+                      for start, core in zip(starts, self.cores)]
+            runs = run_side_by_side(starts, self.workdir)
+        else:
+            runs = [run_side_by_side([start], self.workdir)[0]
+                    for start in starts]
+        return [dataclasses.replace(run, env=name)
+                for name, run in zip(order, runs)]
+
+    def control(self, venv: Venv, corpus: Corpus, pairs: int
+                ) -> list[Flake8Run]:
+        """``pairs`` pairs of ``venv`` against itself, timed as the pairs."""
+        if not pairs:
+            return []
+        count = len(corpus.files)
+        print(f"\ncontrol: flake8 -j 1 <{count} files>, {venv.name} against"
+              f" itself, {pairs} pair(s), {self.method}", flush=True)
+        runs = []
+        for number in range(1, pairs + 1):
+            for run in self.pair(number, {"without": venv, "with": venv},
+                                 ["-j", "1", *corpus.flake8_targets()],
+                                 share=False):
+                runs.append(run)
+                copy = dataclasses.replace(  # both are 'without': say which place
+                    run, env="1st" if run.env == "without" else "2nd")
+                print(f"  pair {number}/{pairs} {_progress(copy, count)}",
+                      flush=True)
+        return runs
+
+
 def measure_whole_tree(venvs, corpus: Corpus, title: str, pairs: int,
-                       workdir: Path, cache: ProjectCache) -> list[Flake8Run]:
+                       pairing: Pairing, cache: ProjectCache
+                       ) -> list[Flake8Run]:
     count = len(corpus.files)
     print(f"\nwhole tree, {title}: flake8 -j 1 <{count} files>, {pairs} "
-          f"alternating pairs, project cache {cache.mode}", flush=True)
+          f"pairs {pairing.method}, project cache {cache.mode}", flush=True)
     arguments = ["-j", "1", *corpus.flake8_targets()]
-    cache.prepare(venvs["with"], arguments, workdir)
+    cache.prepare(venvs["with"], arguments, pairing.workdir)
     runs = []
     for pair in range(1, pairs + 1):
-        for name in _pair_order(pair):
-            cache.before(name)
-            run = run_flake8(venvs[name], arguments, workdir,
-                             share=name == "with")
+        cache.before("with")
+        for run in pairing.pair(pair, venvs, arguments):
             runs.append(run)
             print(f"  pair {pair}/{pairs} {_progress(run, count)}",
                   flush=True)
@@ -479,11 +558,17 @@ def measure_peer(venvs, corpus: Corpus, peer_corpus: Corpus,
 # --- summaries --------------------------------------------------------------
 
 def summarise_corpus(name: str, corpus: Corpus, runs: list[Flake8Run],
-                     notes: list[str]) -> dict:
+                     notes: list[str], pairing: Pairing | None = None,
+                     control: list[Flake8Run] = ()) -> dict:
     title = CORPUS_TITLES[name]
+    whole_tree = summarise_whole_tree(runs, corpus, title, notes)
+    if pairing is not None:
+        whole_tree["method"] = pairing.method
+    if control:
+        whole_tree["control"] = summarise_control(control)
     return {"title": title,
             "corpus": describe_corpus(corpus),
-            "whole_tree": summarise_whole_tree(runs, corpus, title, notes),
+            "whole_tree": whole_tree,
             "memory": summarise_memory(runs)}
 
 
@@ -506,6 +591,8 @@ def summarise_whole_tree(runs: list[Flake8Run], corpus: Corpus, title: str,
         "added_s": wall["with"] - wall["without"],
         "ratio": ratio,
         "pair_ratios": _pair_ratios(runs, _wall),
+        "cpu_ratio": statistics.median(_pair_ratios(runs, _cpu)),
+        "cpu_pair_ratios": _pair_ratios(runs, _cpu),
         "tcp_findings": _first(runs, "with").count(PLUGIN_CODE),
         "target": TARGETS["whole_tree"],
         "pass": ratio <= TARGETS["whole_tree"],
@@ -535,6 +622,16 @@ def summarise_in_run(runs: list[Flake8Run]) -> dict | None:
                                    for run in counted),
         "runs": len(counted),
     }
+
+
+def summarise_control(runs: list[Flake8Run]) -> dict:
+    """The same venv in both places of each pair: what a pair's ratio
+    reads when the two runs do the very same work."""
+    return {"measured_on": "'without' against itself, timed as the pairs",
+            "pairs": len(runs) // 2,
+            "cpu_s": _pair_values(runs, _cpu),
+            "cpu_pair_ratios": _pair_ratios(runs, _cpu),
+            "wall_pair_ratios": _pair_ratios(runs, _wall)}
 
 
 def summarise_memory(runs: list[Flake8Run]) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -408,6 +409,71 @@ def test_a_run_rewrites_only_its_section_of_the_results_page(app_like, torch_lik
     assert rows[0] == "| application code: whole tree, median of 3 pairs | 72.0 s | 88.0 s | 1.222 | <= 1.10: not met |"
     assert rows[-1].endswith("| <= 1.20: not met |")
     assert bench_results_page.section(results) in text
+
+
+def test_the_results_page_shows_the_cpu_pairs_the_method_and_the_control(app_like, torch_like):
+    results = fake_results(app_like, torch_like)
+    results.update(command="python3 bench/run.py --side-by-side --control 2", started_at="2026-11-29T05:00:00+0000")
+    pairing = bench_run.Pairing(True, app_like)
+    app = bench_corpus.load_corpus(app_like, "app", None)
+    results["corpora"]["application"] = bench_run.summarise_corpus(
+        "application", app, fake_runs([72.0, 70.0, 75.0], [88.0, 86.0, 90.0], (66.8, 87.1)), [], pairing,
+        fake_runs([70.0, 72.0], [71.4, 72.0], (66.8, 66.8)))
+    rows = [line for line in bench_results_page.section(results).splitlines() if line.startswith("| application")]
+    assert rows[0].startswith("| application code: whole tree, median of 3 pairs (side by side, one core each, "
+                              "the cores swapped every pair) |")
+    assert rows[1] == "| application code: the same pairs in CPU time, median of their ratios | 70.6 s | 86.2 s " \
+                      "| 1.222 | (info) |"
+    assert rows[2] == "| application code: control, 'without' against itself, 2 pair(s) timed alike, CPU | 69.6 s " \
+                      "| 70.3 s | 1.010 | (info) |"
+
+
+def test_side_by_side_needs_two_cores_and_a_control_is_never_negative(monkeypatch, capsys):
+    assert bench_run.parse_args(["--control", "2"]).control == 2
+    with pytest.raises(SystemExit):
+        bench_run.parse_args(["--control", "-1"])
+    monkeypatch.setattr(bench_run.os, "sched_getaffinity", lambda pid: {0})
+    with pytest.raises(SystemExit):
+        bench_run.parse_args(["--side-by-side"])
+    assert "--side-by-side needs two usable cores" in capsys.readouterr().err
+
+
+def _venv_telling_its_cores(root: Path, name: str, seconds: float):
+    """A venv stand-in whose flake8 names, on stderr, the cores it may run on."""
+    import stat
+
+    script = root / name / "bin" / "flake8"
+    script.parent.mkdir(parents=True)
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import os, sys, time; time.sleep({seconds}); "
+                      f"print(sorted(os.sched_getaffinity(0)), file=sys.stderr)'\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return bench_run.Venv(name, root / name)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="side by side runs on two cores")
+def test_pairs_side_by_side_run_at_once_on_two_cores_swapped_every_pair(tmp_path):
+    venvs = {"without": _venv_telling_its_cores(tmp_path, "without", 0.8),
+             "with": _venv_telling_its_cores(tmp_path, "with", 0.1)}
+    pairing = bench_run.Pairing(True, tmp_path)
+    first, second = pairing.cores
+    pair_one, pair_two = pairing.pair(1, venvs, [], share=False), pairing.pair(2, venvs, [], share=False)
+    assert [(run.env, run.stderr_first_line) for run in pair_one] == [("without", f"[{first}]"),
+                                                                       ("with", f"[{second}]")]
+    assert [(run.env, run.stderr_first_line) for run in pair_two] == [("with", f"[{first}]"),
+                                                                       ("without", f"[{second}]")]
+    for runs in (pair_one, pair_two):  # each timed to its own exit, though started together
+        by_place = {run.env: run.stats.wall_s for run in runs}
+        assert by_place["with"] < 0.6 <= by_place["without"]
+
+
+def test_a_control_pair_is_one_venv_in_both_places(tmp_path):
+    venv = _venv_telling_its_cores(tmp_path, "without", 0.0)
+    app = bench_corpus.load_corpus(make_tree(tmp_path / "export", ["o+r/train.py"]), "app", None)
+    runs = bench_run.Pairing(False, tmp_path).control(venv, app, 2)
+    assert [run.env for run in runs] == ["without", "with", "with", "without"]  # places, alternating
+    control = bench_run.summarise_control(runs)
+    assert control["pairs"] == 2 and len(control["cpu_pair_ratios"]) == 2
+    assert bench_run.Pairing(False, tmp_path).control(venv, app, 0) == []
 
 
 def test_the_committed_results_page_has_the_runs_section():
