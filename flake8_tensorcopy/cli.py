@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__, config, discovery, docs, edits, engine, noqa, notebook, parallel, selection
-from .analysis.project import choose_cache_folder, files_alone, no_disk_cache
+from .analysis.project import choose_cache_folder, files_alone, let_go_of_summaries, no_disk_cache
 from .formats import FORMATS, FileError, Located, statistics
 from .progress import Progress
 from .rule import Rule, applicable
@@ -288,7 +288,10 @@ def _process_portable(item: tuple[str, Path | None, Options]) -> Processed:
     stream = io.TextIOWrapper(captured, encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                               write_through=True)
     with contextlib.redirect_stdout(stream):
-        outcome = process(display, path, options)
+        try:
+            outcome = process(display, path, options)
+        finally:
+            let_go_of_summaries()  # a tree's other files seldom ask the same modules
     stream.flush()
     outcome.findings = [
         dataclasses.replace(f, finding=dataclasses.replace(

@@ -25,7 +25,7 @@ from .runtime import collector
 with collector.paused():
     from . import __version__, flake8_settings, prefilter
     from ._triggers import RULE_TRIGGERS
-    from .analysis.project import files_alone, no_disk_cache
+    from .analysis.project import files_alone, let_go_of_summaries, no_disk_cache
     from .analysis.summary import ModuleSummary
 
 # A child of flake8's logger, so that ``flake8 -v`` shows which files were skipped.
@@ -84,7 +84,10 @@ class TensorCopyChecker:
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
             with collector.paused():
-                findings = self._findings()
+                try:
+                    findings = self._findings()
+                finally:
+                    let_go_of_summaries()  # not walked by flake8's collections while it works on
         except Exception as error:  # a bug of ours must not cost the user their whole flake8 run
             from .engine import AnalysisError
 

@@ -735,6 +735,38 @@ def test_an_imported_module_is_parsed_only_where_its_answers_read(tmp_path: Path
     assert held[2].characters < len((tmp_path / "tools.py").read_text())
 
 
+def test_flake8_and_the_cli_let_go_of_other_modules_summaries_after_each_file(tmp_path: Path, capsys) -> None:
+    """A run over many files keeps no other module's summary from one file to the next: its
+    tree would sit in the collector's oldest generation, walked by each of flake8's full
+    collections, for a later file that seldom asks again. The engine alone (the language
+    server's) keeps them for the next lint."""
+    from flake8_tensorcopy import cli
+    from flake8_tensorcopy._triggers import RULE_TRIGGERS
+    from flake8_tensorcopy.plugin import TensorCopyChecker
+
+    (tmp_path / "pyproject.toml").write_text(ENABLED)
+    (tmp_path / "tools.py").write_text("import torch\n\n\ndef make():\n    return torch.ones(1)\n")
+    user = tmp_path / "use.py"
+    user.write_text("import torch\n\nfrom tools import make\n\nv = torch.tensor(make())  # TCP005\n")
+    located = project.locate(str(user))
+    assert located is not None
+    key = (located[0].root, str((tmp_path / "tools.py").resolve()))
+
+    assert found(user) == expected(user.read_text())
+    assert project._SUMMARIES.peek(key) is not None  # kept by the engine alone
+
+    checker = TensorCopyChecker(ast.parse(user.read_text()), user.read_text().splitlines(True), str(user))
+    checker.settings = None  # TCP005 (opt-in) alone, whatever an earlier test's options left on the class
+    checker.triggers = tuple(spec for spec in RULE_TRIGGERS if spec.code == "TCP005")
+    assert [(line, message.split()[0]) for line, _, message, _ in checker.run()] == expected(user.read_text())
+    assert project._SUMMARIES.peek(key) is None
+
+    assert found(user) == expected(user.read_text())  # made again when asked again
+    assert cli.main(["--select", "TCP005", str(user)]) == 1
+    assert "use.py:5:" in capsys.readouterr().out
+    assert project._SUMMARIES.peek(key) is None
+
+
 # -- one answer from every front end ------------------------------------------------
 def _reported(output: str, root: Path) -> list[str]:
     lines = []
