@@ -5,9 +5,10 @@
 Runs ``flake8 -j 1`` over every Nth repository (top-level folder) of the application corpus
 (or ``--corpus DIR``) from each venv under ``valgrind --tool=callgrind``, both at once, and
 prints the instructions each run executed, their ratio, and how many of them the cycle
-collector (CPython's ``gc_collect_main``) and the parser took. The same files, the same
-venvs and the same cache state give the same counts whatever else the machine does, where
-two timed runs on a shared host differ by a few percent. Instructions are not seconds: a
+collector (CPython's ``gc_collect_main``) and the parser took. The same files, venvs and
+cache state give counts within about 0.1% of each other whatever else the machine does (one
+hash seed for every run; objects' addresses still differ), where two timed runs on a shared
+host differ by a few percent. Instructions are not seconds: a
 collection over objects scattered in memory waits on it, which no count shows, so the
 timed pairs of ``bench/run.py`` stay the measure of cost, and this one tells whether a
 change moved it. Under callgrind a run takes some 50 times as long: every sixth repository
@@ -66,6 +67,8 @@ def counted_runs(venvs: dict[str, Path], targets: list[Path], scratch: Path) -> 
     for name, venv in venvs.items():
         environment = clean_environment()
         environment["FLAKE8_TENSORCOPY_CACHE_DIR"] = str(scratch / f"cache-{name}")
+        # one order of every set and dict of strings, run after run
+        environment["PYTHONHASHSEED"] = "0"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch / name}.out",
                    f"--log-file={scratch / name}.log", str(venv / "bin" / "python"), "-I", "-m",
                    "flake8", "-j", "1", *map(str, targets)]

@@ -67,11 +67,15 @@ def test_a_real_count_of_a_small_corpus(tmp_path):
     (corpus / "owner+repo").mkdir(parents=True)
     (corpus / "owner+repo" / "train.py").write_text(
         "import copy\nimport torch\n\n\ndef keep(t: torch.Tensor):\n    return copy.deepcopy(t)\n")
-    done = subprocess.run([sys.executable, str(BENCH / "instructions.py"), "--without", str(tmp_path / "without"),
-                           "--with", str(tmp_path / "with"), "--every", "1", "--corpus", str(corpus)],
-                          capture_output=True, text=True, timeout=600)
+    command = [sys.executable, str(BENCH / "instructions.py"), "--without", str(tmp_path / "without"),
+               "--with", str(tmp_path / "with"), "--every", "1", "--corpus", str(corpus)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600).stdout.splitlines()
+    for first, second in zip(lines[1:3], again[1:3]):  # counted, not timed: all but the same again
+        assert int(second.split()[1].replace(",", "")) == pytest.approx(int(first.split()[1].replace(",", "")),
+                                                                        rel=0.005)
     assert lines[0] == "flake8 -j 1 on 1 repositories (1 files), under callgrind, project cache empty"
     counted = [int(line.split()[1].replace(",", "")) for line in lines[1:3]]
     assert [line.split()[0] for line in lines[1:4]] == ["without", "with", "ratio"]
