@@ -14,20 +14,21 @@ timed pairs of ``bench/run.py`` stay the measure of cost, and this one tells whe
 change moved it. Under callgrind a run takes some 50 times as long: every sixth repository
 of the application corpus (1,015 files) took 17 minutes on two cores.
 
-The 'with' run starts with an empty project cache (``FLAKE8_TENSORCOPY_CACHE_DIR``), as a
-first run finds it. The venvs are bench/run.py's (``--venv-dir``, default
+Each venv first runs once outside callgrind, uncounted, so that both count a run with their
+modules' bytecode already written; the counted 'with' run then starts with an empty project
+cache (``FLAKE8_TENSORCOPY_CACHE_DIR``), as a first run finds it. The venvs are bench/run.py's (``--venv-dir``, default
 ``~/.cache/flake8-tensorcopy-bench/venvs``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from corpus_files import BENCH_CACHE, app_corpus_dir
@@ -62,27 +63,36 @@ def repositories(corpus: Path, every: int) -> list[Path]:
 
 
 def counted_runs(venvs: dict[str, Path], targets: list[Path], scratch: Path) -> dict[str, dict]:
-    """Both venvs' flake8 under callgrind at once; {name: {"instructions": N, part: N}}."""
+    """Both venvs' flake8 under callgrind at once; {name: {"instructions": N, part: N}}.
+    Each runs once uncounted first: a venv whose modules have no bytecode yet would count
+    their compilation (twice the instructions of a one-file run)."""
+    _run_all(venvs, targets, scratch, "warm-up", lambda name: [])
+    _run_all(venvs, targets, scratch, "count", lambda name: [
+        "valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch / name}.out",
+        f"--log-file={scratch / name}.log"])
+    return {name: {"instructions": _collected(scratch / f"{name}.log"), **_parts(scratch / f"{name}.out")}
+            for name in venvs}
+
+
+def _run_all(venvs: dict[str, Path], targets: list[Path], scratch: Path, stage: str,
+             prefix: Callable[[str], list[str]]) -> None:
+    """Each venv's ``flake8 -j 1`` on ``targets``, all at once, behind ``prefix(name)``,
+    each with an empty project cache of its own."""
     running = {}
     for name, venv in venvs.items():
         environment = clean_environment()
-        environment["FLAKE8_TENSORCOPY_CACHE_DIR"] = str(scratch / f"cache-{name}")
+        environment["FLAKE8_TENSORCOPY_CACHE_DIR"] = str(scratch / f"cache-{stage}-{name}")
         # one order of every set and dict of strings, run after run
         environment["PYTHONHASHSEED"] = "0"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch / name}.out",
-                   f"--log-file={scratch / name}.log", str(venv / "bin" / "python"), "-I", "-m",
-                   "flake8", "-j", "1", *map(str, targets)]
+        command = [*prefix(name), str(venv / "bin" / "python"), "-I", "-m", "flake8", "-j", "1",
+                   *map(str, targets)]
         running[name] = subprocess.Popen(command, cwd=scratch, env=environment,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    counts = {}
     for name, child in running.items():
         _, error = child.communicate()
         if child.returncode not in (0, 1):  # flake8 exits 1 when it reports findings
-            raise SystemExit(f"{name}: flake8 under callgrind exited {child.returncode}:\n"
+            raise SystemExit(f"{name}: flake8 ({stage}) exited {child.returncode}:\n"
                              f"{error.decode(errors='replace')[-2000:]}")
-        counts[name] = {"instructions": _collected(scratch / f"{name}.log"),
-                        **_parts(scratch / f"{name}.out")}
-    return counts
 
 
 def _collected(log: Path) -> int:
