@@ -16,8 +16,8 @@ of the application corpus (1,015 files) took 17 minutes on two cores.
 
 Each venv first runs once outside callgrind, uncounted, so that both count a run with their
 modules' bytecode already written; the counted 'with' run then starts with an empty project
-cache (``FLAKE8_TENSORCOPY_CACHE_DIR``), as a first run finds it. The venvs are bench/run.py's (``--venv-dir``, default
-``~/.cache/flake8-tensorcopy-bench/venvs``).
+cache (``FLAKE8_TENSORCOPY_CACHE_DIR``), as a first run finds it. The venvs are
+bench/run.py's (``--venv-dir``, default ``~/.cache/flake8-tensorcopy-bench/venvs``).
 """
 
 from __future__ import annotations
