@@ -11,8 +11,8 @@ hash seed for every run; objects' addresses still differ), where two timed runs 
 host differ by a few percent. Instructions are not seconds: a
 collection over objects scattered in memory waits on it, which no count shows, so the
 timed pairs of ``bench/run.py`` stay the measure of cost, and this one tells whether a
-change moved it. Under callgrind a run takes some 50 times as long: every sixth repository
-of the application corpus (1,015 files) took 17 minutes on two cores.
+change moved it. Under callgrind a run takes some 50 times as long, hence a sample of whole
+repositories (every sixth by default) rather than the whole corpus.
 
 Each venv first runs once outside callgrind, uncounted, so that both count a run with their
 modules' bytecode already written; the counted 'with' run then starts with an empty project
@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from corpus_files import BENCH_CACHE, app_corpus_dir
+from flake8_runs import CRASH_MARKERS
 from process_stats import clean_environment
 
 # "==1234== Collected : 45935795389", callgrind's total in its log
@@ -65,7 +66,7 @@ def repositories(corpus: Path, every: int) -> list[Path]:
 def counted_runs(venvs: dict[str, Path], targets: list[Path], scratch: Path) -> dict[str, dict]:
     """Both venvs' flake8 under callgrind at once; {name: {"instructions": N, part: N}}.
     Each runs once uncounted first: a venv whose modules have no bytecode yet would count
-    their compilation (twice the instructions of a one-file run)."""
+    their compilation too."""
     _run_all(venvs, targets, scratch, "warm-up", lambda name: [])
     _run_all(venvs, targets, scratch, "count", lambda name: [
         "valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch / name}.out",
@@ -89,10 +90,10 @@ def _run_all(venvs: dict[str, Path], targets: list[Path], scratch: Path, stage: 
         running[name] = subprocess.Popen(command, cwd=scratch, env=environment,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     for name, child in running.items():
-        _, error = child.communicate()
-        if child.returncode not in (0, 1):  # flake8 exits 1 when it reports findings
-            raise SystemExit(f"{name}: flake8 ({stage}) exited {child.returncode}:\n"
-                             f"{error.decode(errors='replace')[-2000:]}")
+        error = child.communicate()[1].decode(errors="replace")
+        # flake8 exits 1 when it reports findings, and when a plugin crashes: its stderr tells
+        if child.returncode not in (0, 1) or any(marker in error for marker in CRASH_MARKERS):
+            raise SystemExit(f"{name}: flake8 ({stage}) exited {child.returncode}:\n{error[-2000:]}")
 
 
 def _collected(log: Path) -> int:

@@ -56,6 +56,16 @@ def test_without_valgrind_it_says_what_to_install(tmp_path, monkeypatch, capsys)
     assert "needs valgrind and callgrind_annotate" in capsys.readouterr().err
 
 
+def test_a_flake8_that_crashed_is_no_count(tmp_path):
+    """flake8 exits 1 when a plugin raises, as when it reports findings: its stderr tells."""
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\necho 'Traceback (most recent call last):' >&2\nexit 1\n")
+    python.chmod(0o755)
+    with pytest.raises(SystemExit, match="flake8 \\(warm-up\\) exited 1:\nTraceback"):
+        instructions._run_all({"with": tmp_path / "venv"}, [tmp_path], tmp_path, "warm-up", lambda name: [])
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_a_real_count_of_a_small_corpus(tmp_path):

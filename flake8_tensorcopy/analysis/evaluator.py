@@ -52,6 +52,7 @@ from .vocabulary import (
 
 _Result = TypeVar("_Result")
 
+
 class Binding:
     """The latest value bound to a name in the current scope.
 

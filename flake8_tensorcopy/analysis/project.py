@@ -846,9 +846,8 @@ def let_go_of_summaries() -> None:
     """Drop the other modules' summaries kept for later questions: a run over many files
     (flake8, the CLI) calls it after each file. Kept, their trees sit in the collector's
     oldest generation while the host works on, and every full collection walks them; a later
-    file seldom asks a question that its answers, kept apart, do not hold (over every third
-    repository of the corpus, 196 summaries made without keeping them, 172 with). The
-    language server keeps them: it lints the same file again after every edit."""
+    file seldom asks a question that its answers, kept apart, do not hold. The language
+    server keeps them: it lints the same file again after every edit."""
     _SUMMARIES.clear()
 
 
