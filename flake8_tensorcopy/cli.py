@@ -294,8 +294,7 @@ def _process_portable(item: tuple[str, Path | None, Options]) -> Processed:
             let_go_of_summaries()  # a tree's other files seldom ask the same modules
     stream.flush()
     outcome.findings = [
-        dataclasses.replace(f, finding=dataclasses.replace(
-            f.finding, fix=dataclasses.replace(f.finding.fix, replacements=(), wrap=())))
+        dataclasses.replace(f, finding=f.finding.replace(fix=f.finding.fix.without_edits()))
         if f.finding.fix is not None else f
         for f in outcome.findings
     ]
@@ -476,7 +475,7 @@ def _in_cells(book: notebook.Notebook, located: Sequence[Located]) -> list[Locat
     told = []
     for item in located:
         cell, row = book.locate(item.finding.line)
-        finding = dataclasses.replace(item.finding, line=row, end_line=None if item.finding.end_line is None else (
+        finding = item.finding.replace(line=row, end_line=None if item.finding.end_line is None else (
             item.finding.end_line - item.finding.line + row))  # a finding never spans cells
         told.append(dataclasses.replace(item, finding=finding, cell=cell, edits=tuple(
             dataclasses.replace(edit, line=at[1], end_line=edit.end_line - edit.line + at[1], cell=at[0])

@@ -19,7 +19,6 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, TYPE_CHECKING
 
@@ -104,16 +103,16 @@ def _rules(codes: tuple[str, ...]) -> tuple[type[Rule], ...]:
     return tuple(rule for rule in ALL_RULES if rule.code in codes)
 
 
-@dataclass
 class _FileValues:
     """A configuration file's table, checked."""
 
-    source: Path | None
-    layer: selection.Layer = field(default_factory=selection.Layer)
-    exclude: tuple[Pattern, ...] | None = None
-    extend_exclude: tuple[Pattern, ...] = ()
-    per_file_ignores: tuple[tuple[Pattern, tuple[str, ...]], ...] = ()
-    booleans: dict[str, bool] = field(default_factory=dict)
+    def __init__(self, source: Path | None) -> None:
+        self.source = source
+        self.layer = selection.Layer()
+        self.exclude: tuple[Pattern, ...] | None = None
+        self.extend_exclude: tuple[Pattern, ...] = ()
+        self.per_file_ignores: tuple[tuple[Pattern, tuple[str, ...]], ...] = ()
+        self.booleans: dict[str, bool] = {}
 
 
 def load(

@@ -14,7 +14,6 @@ import gc
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple, TYPE_CHECKING
 
 from . import limits, prefilter
@@ -25,6 +24,7 @@ from .ast_walk import Walker
 from .rule import Context, Fix, FixPlan, Report, Rule
 from .rules import rule_class
 from .runtime import collector, memory, yielding
+from .runtime.frozen import Frozen
 from .spans import span_of
 
 if TYPE_CHECKING:
@@ -42,16 +42,50 @@ class AnalysisError(Exception):
         self.findings = list(findings)
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+class Finding(Frozen):
+    """One finding: equal to another, and ordered, by where it starts, its code and message."""
+
+    __slots__ = ("line", "col", "code", "message", "fix", "end_line", "end_col")
     line: int  # 1-based
     col: int  # 0-based, in code points (what flake8 expects)
     code: str
     message: str
-    fix: Fix | None = field(default=None, compare=False, repr=False)
-    # Where the flagged node ends (same units), when the caller asked for ends.
-    end_line: int | None = field(default=None, compare=False)
-    end_col: int | None = field(default=None, compare=False)
+    fix: Fix | None
+    end_line: int | None  # where the flagged node ends (same units), when the caller asked for ends
+    end_col: int | None
+
+    def __init__(self, line: int, col: int, code: str, message: str, fix: Fix | None = None,
+                 end_line: int | None = None, end_col: int | None = None) -> None:
+        self._set(line=line, col=col, code=code, message=message, fix=fix, end_line=end_line, end_col=end_col)
+
+    def replace(self, **changes: object) -> Finding:
+        """This finding with some fields changed (moved to another line, its fix dropped)."""
+        return Finding(**{name: changes.get(name, getattr(self, name)) for name in self._fields})
+
+    def _key(self) -> tuple[int, int, str, str]:
+        return self.line, self.col, self.code, self.message
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if other.__class__ is Finding else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __lt__(self, other: Finding) -> bool:
+        return self._key() < other._key() if other.__class__ is Finding else NotImplemented
+
+    def __le__(self, other: Finding) -> bool:
+        return self._key() <= other._key() if other.__class__ is Finding else NotImplemented
+
+    def __gt__(self, other: Finding) -> bool:
+        return self._key() > other._key() if other.__class__ is Finding else NotImplemented
+
+    def __ge__(self, other: Finding) -> bool:
+        return self._key() >= other._key() if other.__class__ is Finding else NotImplemented
+
+    def __repr__(self) -> str:
+        return (f"Finding(line={self.line!r}, col={self.col!r}, code={self.code!r}, message={self.message!r}, "
+                f"end_line={self.end_line!r}, end_col={self.end_col!r})")
 
 
 # Analyses one chunk: (its source, its line offset, the whole file's summary, the scope

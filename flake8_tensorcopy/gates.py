@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from .analysis.ast_patterns import Unpacked, target_paths, unstarred, written_in_place
 from .analysis.in_force import StraightPaths
@@ -109,7 +108,6 @@ class Gate:
         return f"{type(self).__name__}()"
 
 
-@dataclass(frozen=True)
 class ArgumentGate(Gate):
     """A finding needs a call to one of ``callees`` (qualified names, e.g. ``torch.tensor``)
     or to a method in ``methods`` (``x.new_tensor``) whose data argument could be a tensor.
@@ -120,11 +118,13 @@ class ArgumentGate(Gate):
     to the call and known as a tensor says the argument is one too.
     """
 
-    callees: frozenset[str]
-    methods: frozenset[str] = frozenset()
-    keyword: str | None = None
-    elements: bool = False
-    copies: bool = False
+    def __init__(self, callees: frozenset[str], methods: frozenset[str] = frozenset(), keyword: str | None = None,
+                 elements: bool = False, copies: bool = False) -> None:
+        self.callees = callees
+        self.methods = methods
+        self.keyword = keyword
+        self.elements = elements
+        self.copies = copies
 
     def admits(self, function: FunctionFacts) -> bool:
         return any(

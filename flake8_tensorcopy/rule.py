@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 from .analysis.evaluator import Inference
@@ -12,10 +11,10 @@ from .analysis.summary import ModuleSummary
 from .gates import ArgumentGate, Gate  # noqa: F401 (ArgumentGate: re-exported for rules)
 from .lazy_cst import cst
 from .prefilter import INPLACE_SIGNATURE, WS, TriggerSpec, word  # noqa: F401 (re-exported for rules)
+from .runtime.frozen import Frozen
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(Frozen):
     """How to fix one finding: edits to the LibCST module a :class:`FixPlan`'s builder was
     given (``FixSite.module``), applied by ``fixer.py``.
 
@@ -46,13 +45,29 @@ class Fix:
     then lints again and applies the rest in later passes (a bounded number).
     """
 
+    __slots__ = ("replacements", "safe", "description", "needs_import", "wrap", "wrap_with")
     replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...]
     safe: bool
     description: str
-    # A top-level import the replacement needs, added only when the file lacks it.
-    needs_import: str | None = None
-    wrap: tuple[cst.SimpleStatementLine, ...] = ()
-    wrap_with: str | None = None
+    needs_import: str | None  # a top-level import the replacement needs, added only when the file lacks it
+    wrap: tuple[cst.SimpleStatementLine, ...]
+    wrap_with: str | None
+
+    def __init__(
+        self,
+        replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...],
+        safe: bool,
+        description: str,
+        needs_import: str | None = None,
+        wrap: tuple[cst.SimpleStatementLine, ...] = (),
+        wrap_with: str | None = None,
+    ) -> None:
+        self._set(replacements=replacements, safe=safe, description=description, needs_import=needs_import,
+                  wrap=wrap, wrap_with=wrap_with)
+
+    def without_edits(self) -> Fix:
+        """This fix as a finding reports it once applied or shown: what it does, no nodes."""
+        return Fix((), self.safe, self.description, self.needs_import, (), self.wrap_with)
 
 
 def applicable(fix: Fix | FixPlan | None, unsafe: bool) -> bool:
@@ -84,7 +99,6 @@ class FixSite(NamedTuple):
         return self.lines.get(id(statement))
 
 
-@dataclass(frozen=True)
 class FixPlan:
     """A fix decided when the finding is made, on ``ast``; LibCST builds it only when asked.
 
@@ -94,11 +108,26 @@ class FixPlan:
     ``description`` are the built fix's: so a run that builds none still says what is fixable.
     """
 
-    safe: bool
-    description: str
-    build: Callable[[FixSite], Fix | None] = field(compare=False, repr=False)
-    anchors: tuple[ast.AST, ...] = field(default=(), compare=False, repr=False)
-    data: tuple = field(default=(), compare=False, repr=False)
+    __slots__ = ("safe", "description", "build", "anchors", "data")
+
+    def __init__(self, safe: bool, description: str, build: Callable[[FixSite], Fix | None],
+                 anchors: tuple[ast.AST, ...] = (), data: tuple = ()) -> None:
+        self.safe = safe
+        self.description = description
+        self.build = build
+        self.anchors = anchors
+        self.data = data
+
+    def __eq__(self, other: object) -> bool:  # plans that offer the same fix
+        if other.__class__ is FixPlan:
+            return (self.safe, self.description) == (other.safe, other.description)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.safe, self.description))
+
+    def __repr__(self) -> str:
+        return f"FixPlan(safe={self.safe!r}, description={self.description!r})"
 
     def offer(self) -> Fix:
         """What a finding says of its fix before any is built: no edits, its safety and what it does."""

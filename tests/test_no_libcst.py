@@ -1,6 +1,8 @@
 """Detection reads flake8's ``ast``; LibCST is imported only to build fixes. A flake8 run,
 and a command-line run that shows no fix, never import it, and still say what is fixable.
-A run imports the rules a file can hold findings of, not the others."""
+A run imports the rules a file can hold findings of, not the others, and defines no
+dataclass: each one's generated methods are compiled at import, a cost every one-file run
+(an editor's, a pre-commit hook's) would pay."""
 
 from __future__ import annotations
 
@@ -43,6 +45,11 @@ def _probe(tmp_path, body: str, source: str = RISKY) -> dict:
                           "rules": sorted(m.rsplit(".", 1)[1] for m in sys.modules
                                           if m.startswith("flake8_tensorcopy.rules.")),
                           "ctypes": "ctypes" in sys.modules,
+                          "dataclasses": sorted(f"{name}.{value.__qualname__}" for name, module in list(sys.modules.items())
+                                                if name.startswith("flake8_tensorcopy")
+                                                for value in vars(module).values()
+                                                if isinstance(value, type) and "__dataclass_fields__" in vars(value)
+                                                and value.__module__ == name),
                           "out": out.buffer.getvalue().decode()}))
     """)
     result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -61,11 +68,12 @@ FLAKE8_RUN = """
 
 
 @pytest.mark.slow
-def test_a_flake8_run_with_findings_never_imports_libcst(tmp_path):
+def test_a_flake8_run_with_findings_never_imports_libcst_nor_defines_a_dataclass(tmp_path):
     seen = _probe(tmp_path, FLAKE8_RUN)
     codes = {line.split()[1] for line in seen["out"].splitlines()}
     assert {"TCP001", "TCP002", "TCP003", "TCP005", "TCP008", "TCP009"} <= codes, seen["out"]
     assert seen["libcst"] == []
+    assert seen["dataclasses"] == []  # runtime.frozen's Frozen, a NamedTuple or a class with __slots__ instead
 
 
 @pytest.mark.slow

@@ -44,7 +44,6 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..runtime.bounded import BoundedCache
@@ -684,13 +683,15 @@ def _decoded(raw: bytes) -> str:
     return io.TextIOWrapper(io.BytesIO(raw), encoding, line_buffering=True).read()
 
 
-@dataclass
 class _Record:
     """What one module (at one text) answered, and whether the disk has it all yet."""
 
-    digest: str
-    answers: Answers
-    unsaved: dict[tuple[str, ...], tuple[object, dict[str, str]]] = field(default_factory=dict)
+    __slots__ = ("digest", "answers", "unsaved")
+
+    def __init__(self, digest: str, answers: Answers) -> None:
+        self.digest = digest
+        self.answers = answers
+        self.unsaved: dict[tuple[str, ...], tuple[object, dict[str, str]]] = {}
 
     def learn(self, question: tuple[str, ...], value: object, depends: dict[str, str]) -> None:
         try:

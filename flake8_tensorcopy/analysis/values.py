@@ -8,8 +8,8 @@ need not import each other.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from ..runtime.frozen import Frozen
 from .library_api import DATASET_TENSOR_FIELDS
 from .torch_api import TENSOR_OR_TUPLE_FUNCTIONS, TENSOR_OR_TUPLE_METHODS, TENSOR_TUPLE_FUNCTIONS, TENSOR_TUPLE_METHODS
 from .vocabulary import FRESH, TENSOR, TensorInfo
@@ -32,31 +32,40 @@ class Holds(enum.Enum):
     TENSOR_STREAM = "a generator of tensors"  # iterating it gives tensors
 
 
-@dataclass(frozen=True)
-class Instance:
+class Instance(Frozen):
     """An instance of a class defined in this file (``self`` in its methods), or in another
     module of the project."""
 
+    __slots__ = ("cls", "module")
     cls: str  # the class's qualified name in its module: "Trainer", "Outer.Inner"
-    module: str = ""  # the path of the module that defines it; "" for the module asked
+    module: str  # the path of the module that defines it; "" for the module asked
+
+    def __init__(self, cls: str, module: str = "") -> None:
+        self._set(cls=cls, module=module)
 
 
-@dataclass(frozen=True)
-class ClassObject:
+class ClassObject(Frozen):
     """A class of the project itself, not an instance of it: a name bound to the class
     (``loader_class = MetaLoader``), handed on (``Builder(data=loader_class)``), and called
     where it arrives (``self.data = data(args)``: an instance of it)."""
 
+    __slots__ = ("cls", "module")
     cls: str  # the class's name at its module's top level
-    module: str = ""  # the path of the module that defines it; "" for the module asked
+    module: str  # the path of the module that defines it; "" for the module asked
+
+    def __init__(self, cls: str, module: str = "") -> None:
+        self._set(cls=cls, module=module)
 
 
-@dataclass(frozen=True)
-class LibraryObject:
+class LibraryObject(Frozen):
     """An instance of a library's class that a generated table describes: a torchvision
     dataset (``datasets.MNIST(...)``), whose ``data`` and ``targets`` are tensors."""
 
+    __slots__ = ("qualified",)
     qualified: str
+
+    def __init__(self, qualified: str) -> None:
+        self._set(qualified=qualified)
 
     @classmethod
     def made_by(cls, qualified: str) -> LibraryObject | None:

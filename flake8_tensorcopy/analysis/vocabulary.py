@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from ..runtime.frozen import Frozen
 
 
-@dataclass(frozen=True)
-class TensorInfo:
+class TensorInfo(Frozen):
     """What is known about a tensor-valued expression."""
 
-    parameter: bool = False  # an nn.Parameter (or a loop variable over .parameters())
-    fresh: bool = False  # newly allocated: nothing else can see its memory
-    index: bool = False  # a bool/long tensor: indexing with it is advanced indexing
+    __slots__ = ("parameter", "fresh", "index")
+    parameter: bool  # an nn.Parameter (or a loop variable over .parameters())
+    fresh: bool  # newly allocated: nothing else can see its memory
+    index: bool  # a bool/long tensor: indexing with it is advanced indexing
+
+    def __init__(self, parameter: bool = False, fresh: bool = False, index: bool = False) -> None:
+        self._set(parameter=parameter, fresh=fresh, index=index)
 
 
 TENSOR = TensorInfo()

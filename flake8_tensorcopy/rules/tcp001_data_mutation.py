@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..analysis.evaluator import first_argument, keyword_argument, method_call, positional_arguments, subscript_indices
@@ -75,25 +74,29 @@ def _own_writer(function: str) -> _Shape:
                   "passing the tensor itself", f"pass the tensor itself and write under {_NO_GRAD_ADVICE[7:]}")
 
 
-@dataclass
 class _Write:
     """A finding waiting for the rest of its function: a ``.backward()`` after it makes it TCP001."""
 
-    node: ast.AST
-    shape: _Shape
-    fix: FixPlan | None
-    where: str  # FRESH, NO_GRAD, INITIALISER or AFTER_STEP as the code before it shows, else ""
-    backward_follows: bool = False
+    __slots__ = ("node", "shape", "fix", "where", "backward_follows")
+
+    def __init__(self, node: ast.AST, shape: _Shape, fix: FixPlan | None, where: str) -> None:
+        self.node = node
+        self.shape = shape
+        self.fix = fix
+        self.where = where  # FRESH, NO_GRAD, INITIALISER or AFTER_STEP as the code before it shows, else ""
+        self.backward_follows = False
 
 
-@dataclass
 class _Frame:
     """What one function (or the module's code) shows about where its writes run."""
 
-    no_grad: int = 0  # nesting of `with torch.no_grad():` (1 for a decorated function)
-    initialiser: bool = False
-    stepped: bool = False  # a backward()/step() earlier in it
-    writes: list[_Write] = field(default_factory=list)
+    __slots__ = ("no_grad", "initialiser", "stepped", "writes")
+
+    def __init__(self, no_grad: int = 0, initialiser: bool = False) -> None:
+        self.no_grad = no_grad  # nesting of `with torch.no_grad():` (1 for a decorated function)
+        self.initialiser = initialiser
+        self.stepped = False  # a backward()/step() earlier in it
+        self.writes: list[_Write] = []
 
 
 class DataMutation(Rule):

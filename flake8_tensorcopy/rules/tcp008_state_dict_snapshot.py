@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..analysis.ast_patterns import argument_values, parameter_owners, unstarred
 from ..analysis.evaluator import argument_count, bound_names, callee_name, container_of, dotted_name, first_argument, method_call
@@ -24,8 +24,7 @@ _COMPARED = (
 )
 
 
-@dataclass
-class _Candidate:
+class _Candidate(NamedTuple):
     value: ast.expr  # the aliasing expression, reported and wrapped by the fix
     holder: tuple[str, str]  # ("name", "best") or ("attr", "self.best")
     position: int
@@ -37,39 +36,44 @@ class _Candidate:
     to_cpu: ast.Call | None = None
 
 
-@dataclass
 class _Frame:
-    loop_base: int
-    constructor: bool = False  # an ``__init__``: nothing it was given has been stepped by it yet
-    training: bool = False
-    # When the weights moved, and which modules: `.backward()`/`.step()`, or a write to a
-    # parameter or through `.data` (positions, for snapshots taken outside loops and
-    # branches). The modules are those of an optimizer built here (empty: a backward or
-    # a scheduler's step, which move nothing themselves), None where any module may move.
-    moved: list[tuple[int, frozenset[str] | None]] = field(default_factory=list)
-    # name -> the modules whose `.parameters()` the optimizer bound to it was built on
-    # (None: bound to something else as well).
-    optimizers: dict[str, frozenset[str] | None] = field(default_factory=dict)
-    optimised: set[str] = field(default_factory=set)  # every module an optimizer here was built on
-    # name -> the names it was bound to references of (`net = global_model`: one module).
-    sources: dict[str, set[str]] = field(default_factory=dict)
-    candidates: list[_Candidate] = field(default_factory=list)
-    reads: dict[str, list[int]] = field(default_factory=dict)
-    loaded: list[tuple[str, int]] = field(default_factory=list)  # load_state_dict(holder)
-    loop_spans: dict[int, tuple[int, int]] = field(default_factory=dict)
-    branches: list[bool] = field(default_factory=list)
-    bound: dict[str, list[int]] = field(default_factory=dict)  # every binding of a name
-    # Statements that compare something: (position, the names they read).
-    comparisons: list[tuple[int, set[str]]] = field(default_factory=list)
-    # Names through which weights are written (`sd[k].data.fill_(0)`, `sd[k].data += v`): a
-    # state_dict used so is a handle on the weights, meant to alias them.
-    written_through: set[str] = field(default_factory=set)
-    # Writes through one module's state_dict (`target_sd[k].data.copy_(...)`, an EMA):
-    # (position, that module), which move that module alone.
-    written: list[tuple[int, str]] = field(default_factory=list)
-    # Names bound here to a model read from a file (`m = torch.load(path)`): nothing here
-    # trains them unless an optimizer is built on them.
-    loaded_modules: set[str] = field(default_factory=set)
+    __slots__ = (
+        "loop_base", "constructor", "training", "moved", "optimizers", "optimised", "sources", "candidates", "reads",
+        "loaded", "loop_spans", "branches", "bound", "comparisons", "written_through", "written", "loaded_modules",
+    )
+
+    def __init__(self, loop_base: int, constructor: bool = False, training: bool = False) -> None:
+        self.loop_base = loop_base
+        self.constructor = constructor  # an ``__init__``: nothing it was given has been stepped by it yet
+        self.training = training
+        # When the weights moved, and which modules: `.backward()`/`.step()`, or a write to a
+        # parameter or through `.data` (positions, for snapshots taken outside loops and
+        # branches). The modules are those of an optimizer built here (empty: a backward or
+        # a scheduler's step, which move nothing themselves), None where any module may move.
+        self.moved: list[tuple[int, frozenset[str] | None]] = []
+        # name -> the modules whose `.parameters()` the optimizer bound to it was built on
+        # (None: bound to something else as well).
+        self.optimizers: dict[str, frozenset[str] | None] = {}
+        self.optimised: set[str] = set()  # every module an optimizer here was built on
+        # name -> the names it was bound to references of (`net = global_model`: one module).
+        self.sources: dict[str, set[str]] = {}
+        self.candidates: list[_Candidate] = []
+        self.reads: dict[str, list[int]] = {}
+        self.loaded: list[tuple[str, int]] = []  # load_state_dict(holder)
+        self.loop_spans: dict[int, tuple[int, int]] = {}
+        self.branches: list[bool] = []
+        self.bound: dict[str, list[int]] = {}  # every binding of a name
+        # Statements that compare something: (position, the names they read).
+        self.comparisons: list[tuple[int, set[str]]] = []
+        # Names through which weights are written (`sd[k].data.fill_(0)`, `sd[k].data += v`): a
+        # state_dict used so is a handle on the weights, meant to alias them.
+        self.written_through: set[str] = set()
+        # Writes through one module's state_dict (`target_sd[k].data.copy_(...)`, an EMA):
+        # (position, that module), which move that module alone.
+        self.written: list[tuple[int, str]] = []
+        # Names bound here to a model read from a file (`m = torch.load(path)`): nothing here
+        # trains them unless an optimizer is built on them.
+        self.loaded_modules: set[str] = set()
 
 
 class StateDictSnapshot(Rule):

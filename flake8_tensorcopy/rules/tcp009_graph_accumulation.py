@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import NamedTuple
 
@@ -40,8 +39,7 @@ from ..imports import FUNCTION_DEFS
 from ..rule import WS, Example, Fix, FixPlan, FixSite, Rule, RuleDocs, call_method, word
 
 
-@dataclass
-class _Candidate:
+class _Candidate(NamedTuple):
     value: ast.expr  # the value that carries the graph; reported, wrapped by the fix
     holder: str  # "total", "self.losses" (a container counts as its name)
     statement: ast.AST
@@ -79,36 +77,41 @@ class _Rebinding(NamedTuple):
         return around[: len(inside)] == inside and self.position < (statement.lineno, statement.col_offset)
 
 
-@dataclass
 class _Frame:
-    loop_base: int
-    no_grad_base: int
-    candidates: list[_Candidate] = field(default_factory=list)
-    backward: list[tuple[frozenset[str], tuple[int, ...]]] = field(default_factory=list)
-    # name = <expression>, and returned or yielded expressions: their names are collected
-    # only for a frame that has candidates (walking every assignment is costly).
-    feeds: list[tuple[str, ast.expr]] = field(default_factory=list)
-    returned: list[ast.expr] = field(default_factory=list)
-    detached: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # n = n.detach()
-    evaluates: bool = False  # puts a model in eval mode: what it returns is a metric, not a loss
-    rebound: dict[str, list[_Rebinding]] = field(default_factory=dict)
-    # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
-    unpacked: dict[str, ast.expr] = field(default_factory=dict)
-    loss_results: set[str] = field(default_factory=set)  # info = vae.loss_function(...)
-    # Modules this function trains: their parameters go to an optimizer built here, or it
-    # calls their `.train()`.
-    trained: set[str] = field(default_factory=set)
-    evaluated: set[str] = field(default_factory=set)  # modules put in eval mode: `model.eval()`
-    # Names bound to what the file's function hands back after backpropagating it
-    # (``loss, acc = step(x)``, whose ``loss.backward()`` ran in it).
-    stepped: set[str] = field(default_factory=set)
-    # name -> the call it was last bound to, or unpacked from (`features, out = model(x)`)
-    call_results: dict[str, ast.Call] = field(default_factory=dict)
-    # name -> every value of a plain binding that may reach here (None: bound otherwise),
-    # merged over the branches of ``if``s and loops as the bindings are; and, per open
-    # ``if`` or loop, the values before it and at the end of each branch.
-    reaching: dict[str, tuple[ast.expr | None, ...]] = field(default_factory=dict)
-    open_branches: list[tuple[dict, list[dict]]] = field(default_factory=list)
+    __slots__ = (
+        "loop_base", "no_grad_base", "candidates", "backward", "feeds", "returned", "detached", "evaluates", "rebound",
+        "unpacked", "loss_results", "trained", "evaluated", "stepped", "call_results", "reaching", "open_branches",
+    )
+
+    def __init__(self, loop_base: int, no_grad_base: int, evaluates: bool = False) -> None:
+        self.loop_base = loop_base
+        self.no_grad_base = no_grad_base
+        self.candidates: list[_Candidate] = []
+        self.backward: list[tuple[frozenset[str], tuple[int, ...]]] = []
+        # name = <expression>, and returned or yielded expressions: their names are collected
+        # only for a frame that has candidates (walking every assignment is costly).
+        self.feeds: list[tuple[str, ast.expr]] = []
+        self.returned: list[ast.expr] = []
+        self.detached: list[tuple[str, tuple[int, ...]]] = []  # n = n.detach()
+        self.evaluates = evaluates  # puts a model in eval mode: what it returns is a metric, not a loss
+        self.rebound: dict[str, list[_Rebinding]] = {}
+        # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
+        self.unpacked: dict[str, ast.expr] = {}
+        self.loss_results: set[str] = set()  # info = vae.loss_function(...)
+        # Modules this function trains: their parameters go to an optimizer built here, or it
+        # calls their `.train()`.
+        self.trained: set[str] = set()
+        self.evaluated: set[str] = set()  # modules put in eval mode: `model.eval()`
+        # Names bound to what the file's function hands back after backpropagating it
+        # (``loss, acc = step(x)``, whose ``loss.backward()`` ran in it).
+        self.stepped: set[str] = set()
+        # name -> the call it was last bound to, or unpacked from (`features, out = model(x)`)
+        self.call_results: dict[str, ast.Call] = {}
+        # name -> every value of a plain binding that may reach here (None: bound otherwise),
+        # merged over the branches of ``if``s and loops as the bindings are; and, per open
+        # ``if`` or loop, the values before it and at the end of each branch.
+        self.reaching: dict[str, tuple[ast.expr | None, ...]] = {}
+        self.open_branches: list[tuple[dict, list[dict]]] = []
 
 
 class GraphAccumulation(Rule):
@@ -1038,13 +1041,13 @@ class GraphAccumulation(Rule):
                 # stale). (A loss stored each iteration of the loop that backpropagates it is
                 # one term of the loss being built: ``terms[i] = loss_i``, then their sum.)
                 depth = candidate.depth - (len(candidate.loops) - candidate.loops.index(training)) + 1
-                suspects.append((replace(candidate, loop=training, depth=depth), True))
+                suspects.append((candidate._replace(loop=training, depth=depth), True))
             elif candidate.evaluated_output and (data := _data_loop(candidate)) is not None:
                 # What a module put in eval mode here returns, kept across the batches of a loop
                 # over data outside no_grad (``outputs.append(model(x))``): every batch's
                 # graph, activations included, until the holder goes.
                 depth = candidate.depth - (len(candidate.loops) - candidate.loops.index(data)) + 1
-                suspects.append((replace(candidate, loop=data, depth=depth), True))
+                suspects.append((candidate._replace(loop=data, depth=depth), True))
         if not suspects:
             return
         backpropagated = _closure(set().union(*(keys for keys, _ in frame.backward)), frame.feeds)

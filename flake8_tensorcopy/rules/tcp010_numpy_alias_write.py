@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..analysis.ast_patterns import unstarred
 from ..analysis.evaluator import (
@@ -39,8 +39,7 @@ _ARRAY_WRITE = (
 _WRITES_ON_PURPOSE = ("in place", "in-place", "inplace", "out-parameter", "output buffer")
 
 
-@dataclass(frozen=True)
-class _Alias:
+class _Alias(NamedTuple):
     """A name bound to an array that shares memory with the caller's tensor ``root``."""
 
     numpy: ast.Call  # the `.numpy()` call (the fix makes it `.numpy().copy()`)
@@ -49,17 +48,27 @@ class _Alias:
     through_cpu: bool  # the chain has `.cpu()`/`.to(...)`: a CUDA tensor is copied there
 
 
-@dataclass
 class _Frame:
     """One function: its caller's names, and the names bound to aliasing arrays."""
 
-    docstring: str
-    qualname: str | None  # in the module summary (None: not summarised)
-    visible: set[str]  # names that hold the caller's tensors (or containers of them)
-    aliases: dict[str, _Alias]
-    returned: set[str]  # names the function returns while they hold no alias (tensors)
-    # Writes found, reported when the function ends (a later `return t` makes them deliberate).
-    writes: list[tuple[ast.AST, _Alias]]
+    __slots__ = ("docstring", "qualname", "visible", "aliases", "returned", "writes")
+
+    def __init__(
+        self,
+        docstring: str,
+        qualname: str | None,
+        visible: set[str],
+        aliases: dict[str, _Alias],
+        returned: set[str],
+        writes: list[tuple[ast.AST, _Alias]],
+    ) -> None:
+        self.docstring = docstring
+        self.qualname = qualname  # in the module summary (None: not summarised)
+        self.visible = visible  # names that hold the caller's tensors (or containers of them)
+        self.aliases = aliases
+        self.returned = returned  # names the function returns while they hold no alias (tensors)
+        # Writes found, reported when the function ends (a later `return t` makes them deliberate).
+        self.writes = writes
 
 
 class NumpyAliasWrite(Rule):

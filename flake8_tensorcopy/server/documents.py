@@ -10,7 +10,6 @@ text; ``text`` turns them into LSP positions.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -100,7 +99,7 @@ class JoinedNotebook:
             if end_number != number:
                 rows = self._rows[number]
                 end_row, end_col = len(rows), len(rows[-1])
-            moved = dataclasses.replace(finding, line=row, end_line=end_row, end_col=end_col)
+            moved = finding.replace(line=row, end_line=end_row, end_col=end_col)
             shown[self._uris[number]].append(Shown(finding, moved))
         return shown
 

@@ -29,7 +29,6 @@ Bounded: the results of the ``CACHED_CHUNKS`` chunks used last, holding at most
 from __future__ import annotations
 
 import ast
-import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,7 +82,7 @@ def _moved(finding: engine.Finding, line_offset: int) -> engine.Finding:
     if not line_offset:
         return finding
     end_line = None if finding.end_line is None else finding.end_line + line_offset
-    return dataclasses.replace(finding, line=finding.line + line_offset, end_line=end_line)
+    return finding.replace(line=finding.line + line_offset, end_line=end_line)
 
 
 def _answered_alike(summary: ModuleSummary, asked: Sequence[tuple[Question, object]]) -> bool:
