@@ -11,6 +11,7 @@ an answer cut short by the analysis's bounds is never kept; the switches turn it
 import json
 import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -673,3 +674,31 @@ def test_nothing_is_written_beside_loose_files(tmp_path: Path, monkeypatch) -> N
     project.save_cache()
     assert list(chosen.glob("*/*.json"))
 
+
+
+def test_the_version_changes_with_any_source_of_the_analysis(tmp_path):
+    """Stamped by each file's name, size and time of change: an edit that keeps the size
+    still changes the version, and so does a file touched alone."""
+    package = tmp_path / "flake8_tensorcopy"
+    shutil.copytree(Path(cache.__file__).resolve().parents[1], package, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def version() -> str:
+        probe = "from flake8_tensorcopy.analysis import cache; print(cache.__file__); print(cache._version())"
+        result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=60, check=True)
+        where, stamp = result.stdout.split()
+        assert Path(where).resolve().is_relative_to(package.resolve())  # the copy, not the install
+        return stamp
+
+    first = version()
+    assert version() == first
+    rule = package / "rules" / "tcp005_tensor_from_tensor.py"
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace("tensor", "Tensor", 1), encoding="utf-8")  # the same size, another text
+    edited = version()
+    assert edited != first
+    server = package / "server" / "protocol.py"
+    os.utime(server, ns=(server.stat().st_atime_ns, server.stat().st_mtime_ns + 10**9))
+    assert version() == edited  # the language server's own code is not the analysis
+    os.utime(rule, ns=(rule.stat().st_atime_ns, rule.stat().st_mtime_ns + 10**9))
+    assert version() != edited

@@ -44,7 +44,7 @@ from .values import ClassObject, Holds, Instance, LibraryObject
 from .vocabulary import TensorInfo
 
 FOLDER_NAME = ".tensorcopy_cache"
-FORMAT = 2  # the layout of an entry; the analysis's own code is hashed in too (``_version``)
+FORMAT = 2  # the layout of an entry; the analysis's own code is stamped in too (``_version``)
 MAX_ENTRY_BYTES = 4 << 20  # a larger entry is not ours: never read
 MAX_INDEX_BYTES = 32 << 20  # what 10,000 modules import (import_graph.MAX_MODULES), with room
 INDEX_NAME = "imports.index"  # JSON: what each module imports (import_graph.py), by its stamp
@@ -66,16 +66,21 @@ def digest(data: bytes) -> str:
 
 @cache
 def _version() -> str:
-    """The analysis's own code, hashed: a cache written by another version (an upgrade, a
-    checkout of this repository) answers other questions otherwise, so it is not read."""
+    """The analysis's own code, stamped: a cache written by another version (an upgrade, a
+    checkout of this repository, an edit) answers other questions otherwise, so it is not
+    read. Each source file counts by its name, size and time of change, as Python's own
+    bytecode cache judges a source changed (an install writes its files anew, a checkout
+    or an edit touches them): the package's whole text, read and hashed, cost every
+    one-file run three times as much."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     hashed = blake2b(str(FORMAT).encode(), digest_size=16)
     for folder, folders, files in os.walk(package):
         folders[:] = sorted(name for name in folders if name not in ("__pycache__", "server"))
         for name in sorted(files):
             if name.endswith(".py"):
-                with open(os.path.join(folder, name), "rb") as file:
-                    hashed.update(name.encode() + b"\0" + file.read())
+                found = os.stat(os.path.join(folder, name))
+                where = os.path.relpath(os.path.join(folder, name), package)
+                hashed.update(f"{where}\0{found.st_size}\0{found.st_mtime_ns}\n".encode())
     return hashed.hexdigest()
 
 
