@@ -66,7 +66,8 @@ class Fix(Frozen):
                   wrap=wrap, wrap_with=wrap_with)
 
     def without_edits(self) -> Fix:
-        """This fix as a finding reports it once applied or shown: what it does, no nodes."""
+        """This fix without its nodes: what it does and how safe it is, as a finding carries it
+        from a worker process back to the command."""
         return Fix((), self.safe, self.description, self.needs_import, (), self.wrap_with)
 
 
