@@ -290,6 +290,19 @@ def fake_runs(without: list[float], with_: list[float], rss_mib: tuple[float, fl
     return runs
 
 
+def test_a_busy_machine_is_noted_not_the_runs_that_fill_its_cores(monkeypatch):
+    monkeypatch.setattr(bench_run.os, "sched_getaffinity", lambda pid: {0, 1})
+    stats = bench_stats.ProcessStats(wall_s=1.0, cpu_s=1.0, peak_rss_kib=1024, returncode=1)
+
+    def notes_at(load: float) -> list[str]:
+        notes: list[str] = []
+        bench_run.note_busy_machine([bench_runs.Flake8Run("with", stats, 0, load_after=load)], notes)
+        return notes
+
+    assert notes_at(1.0) == [] and notes_at(2.05) == []  # two runs side by side on two cores
+    assert notes_at(2.6)[0].startswith("machine busy: 1-min load up to 2.6 on 2 cores")
+
+
 def fake_results(app_like: Path, torch_like: Path) -> dict:
     """A results dict as benchmark() builds it: application code misses both of its
     targets, torch meets both, the editor latency misses its own."""
