@@ -70,8 +70,8 @@ def _version() -> str:
     checkout of this repository, an edit) answers other questions otherwise, so it is not
     read. Each source file counts by its name, size and time of change, as Python's own
     bytecode cache judges a source changed (an install writes its files anew, a checkout
-    or an edit touches them): the package's whole text, read and hashed, cost every
-    one-file run three times as much."""
+    or an edit touches them): reading and hashing the package's whole text instead would
+    be paid again by every one-file run."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     hashed = blake2b(str(FORMAT).encode(), digest_size=16)
     for folder, folders, files in os.walk(package):

@@ -1,9 +1,8 @@
 """Small immutable values that cost nothing to define.
 
 ``dataclass(frozen=True)`` writes the source of each class's methods and compiles it when
-the module is imported: some 0.45 ms a class on CPython 3.11, 0.75 ms on 3.12, paid by
-every flake8 run on one file (an editor's, a pre-commit hook's) for each class the plugin
-defines. A ``Frozen`` class names its fields in ``__slots__`` and sets them in its own
+the module is imported, which every flake8 run on one file (an editor's, a pre-commit
+hook's) pays again for each class the plugin defines. A ``Frozen`` class names its fields in ``__slots__`` and sets them in its own
 ``__init__`` (``_set``); comparing, hashing, printing and pickling by those fields are
 written here, once.
 """
