@@ -78,9 +78,9 @@ def _version() -> str:
         folders[:] = sorted(name for name in folders if name not in ("__pycache__", "server"))
         for name in sorted(files):
             if name.endswith(".py"):
-                found = os.stat(os.path.join(folder, name))
-                where = os.path.relpath(os.path.join(folder, name), package)
-                hashed.update(f"{where}\0{found.st_size}\0{found.st_mtime_ns}\n".encode())
+                path = os.path.join(folder, name)
+                found = os.stat(path)
+                hashed.update(f"{os.path.relpath(path, package)}\0{found.st_size}\0{found.st_mtime_ns}\n".encode())
     return hashed.hexdigest()
 
 

@@ -42,10 +42,10 @@ class _Frame:
         "loaded", "loop_spans", "branches", "bound", "comparisons", "written_through", "written", "loaded_modules",
     )
 
-    def __init__(self, loop_base: int, constructor: bool = False, training: bool = False) -> None:
+    def __init__(self, loop_base: int, constructor: bool = False) -> None:
         self.loop_base = loop_base
         self.constructor = constructor  # an ``__init__``: nothing it was given has been stepped by it yet
-        self.training = training
+        self.training = False
         # When the weights moved, and which modules: `.backward()`/`.step()`, or a write to a
         # parameter or through `.data` (positions, for snapshots taken outside loops and
         # branches). The modules are those of an optimizer built here (empty: a backward or

@@ -83,7 +83,7 @@ class _Frame:
         "unpacked", "loss_results", "trained", "evaluated", "stepped", "call_results", "reaching", "open_branches",
     )
 
-    def __init__(self, loop_base: int, no_grad_base: int, evaluates: bool = False) -> None:
+    def __init__(self, loop_base: int, no_grad_base: int) -> None:
         self.loop_base = loop_base
         self.no_grad_base = no_grad_base
         self.candidates: list[_Candidate] = []
@@ -93,7 +93,7 @@ class _Frame:
         self.feeds: list[tuple[str, ast.expr]] = []
         self.returned: list[ast.expr] = []
         self.detached: list[tuple[str, tuple[int, ...]]] = []  # n = n.detach()
-        self.evaluates = evaluates  # puts a model in eval mode: what it returns is a metric, not a loss
+        self.evaluates = False  # puts a model in eval mode: what it returns is a metric, not a loss
         self.rebound: dict[str, list[_Rebinding]] = {}
         # a, b = x, y: the element each name was last unpacked from (the bindings keep no value)
         self.unpacked: dict[str, ast.expr] = {}

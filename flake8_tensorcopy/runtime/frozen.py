@@ -2,9 +2,9 @@
 
 ``dataclass(frozen=True)`` writes the source of each class's methods and compiles it when
 the module is imported, which every flake8 run on one file (an editor's, a pre-commit
-hook's) pays again for each class the plugin defines. A ``Frozen`` class names its fields in ``__slots__`` and sets them in its own
-``__init__`` (``_set``); comparing, hashing, printing and pickling by those fields are
-written here, once.
+hook's) pays again for each class the plugin defines. A ``Frozen`` class names its fields
+in ``__slots__`` and sets them in its own ``__init__`` (``_set``); comparing, hashing,
+printing and pickling by those fields are written here, once.
 """
 
 from __future__ import annotations
