@@ -12,14 +12,17 @@ import re
 # Comments and string literals, matched left to right so that a quote inside a comment
 # or a hash inside a string is consumed by the token that really holds it. Every
 # alternative starts with `#` or a quote, so `re` skips ahead to those characters: a
-# string's prefix (`rb`, `f`) is read by `_blank` from the text before the match. The
+# string's prefix (`rb`, `f`) is read from the text before the match. A string's body is
+# runs of plain characters between escapes (and, triple-quoted, lone quotes), taken
+# possessively: `re` steps through it a run at a time, not a character at a time. The
 # last alternative, a lone quote, opens what the others cannot match: a 3.12 f-string
 # whose braces span lines.
 COMMENT_OR_STRING = re.compile(
     r"""
-    \#[^\n]*
-    | '''(?:[^\\]|\\.)*?''' | \"\"\"(?:[^\\]|\\.)*?\"\"\"
-    | '(?:[^'\\\n]|\\.)*' | "(?:[^"\\\n]|\\.)*"
+    \#[^\n]*+
+    | '''[^'\\]*+(?:(?:\\.|'(?!''))[^'\\]*+)*+'''
+    | \"\"\"[^"\\]*+(?:(?:\\.|"(?!""))[^"\\]*+)*+\"\"\"
+    | '[^'\\\n]*+(?:\\.[^'\\\n]*+)*+' | "[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"
     | ['"]
     """,
     re.VERBOSE | re.DOTALL,
@@ -30,9 +33,45 @@ _LITERAL_STOP = re.compile(r"""[\\{}'"]""")
 _CODE_STOP = re.compile(r"""[][(){}:#'"]""")
 
 
+_PREFIX_LETTERS = frozenset("rRbBuUfFtT")
+
+
+class _FStringRunsOn(Exception):
+    """An f-string ends past where the pattern's match of it does (PEP 701: its code
+    holds its own quote)."""
+
+
 def blank_comments_and_strings(source: str) -> str:
     """``source`` with comments and strings removed (a string's prefix letters stay),
     line numbers kept. Of an f-string, the quotes, the braces and the code in them stay."""
+    try:
+        return COMMENT_OR_STRING.sub(_blanked, source)  # the scan in C, a call a token
+    except _FStringRunsOn:
+        return _blank_token_by_token(source)
+
+
+def _blanked(match: re.Match[str]) -> str:
+    """What replaces the comment or string ``match`` found: as :func:`_blank` appends it,
+    for a token that ends where the match does."""
+    text = match.group()
+    if text[0] == "#":
+        return ""  # a comment holds no newline
+    source, start = match.string, match.start()
+    if start and source[start - 1] in _PREFIX_LETTERS:
+        prefix = _STRING_PREFIX.search(source, max(0, start - 3), start)
+        letters = prefix.group().lower() if prefix else ""
+        if "f" in letters or "t" in letters:
+            pieces: list[str] = []
+            if _fstring(source, start, "r" in letters, pieces) != match.end():
+                raise _FStringRunsOn
+            return "".join(pieces)
+    if len(text) == 1:  # a lone quote, in code Python rejects: keep it
+        return text
+    return "\n" * text.count("\n")
+
+
+def _blank_token_by_token(source: str) -> str:
+    """:func:`blank_comments_and_strings`, resuming each search where the last token ended."""
     pieces: list[str] = []
     position = 0
     while match := COMMENT_OR_STRING.search(source, position):

@@ -34,21 +34,35 @@ def iter_statements(tree: ast.Module, into: Callable[[ast.stmt], bool] | None = 
         statement = stack.pop()
         yield statement
         if isinstance(statement, COMPOUND_STATEMENTS) and (into is None or into(statement)):
-            for block in reversed(list(child_blocks(statement))):
+            for block in reversed(child_blocks(statement)):
                 stack.extend(reversed(block))
 
 
-def child_blocks(statement: ast.AST) -> Iterator[list[ast.stmt]]:
-    """The statement lists nested directly in a compound statement, in source order."""
+# The compound statements whose only block is their body, and those with an ``else`` too:
+# most of those a walk meets, told apart by their type alone.
+_BODY_ONLY = frozenset({*FUNCTION_DEFS, ast.ClassDef, ast.With, ast.AsyncWith})
+_BODY_AND_ELSE = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While})
+
+
+def child_blocks(statement: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists nested directly in a compound statement, in source order (an
+    empty ``else`` or ``finally`` left out)."""
+    kind = type(statement)
+    if kind in _BODY_ONLY:
+        return [statement.body]
+    if kind in _BODY_AND_ELSE:
+        return [statement.body, statement.orelse] if statement.orelse else [statement.body]
+    blocks = []
     body = getattr(statement, "body", None)
     if isinstance(body, list):
-        yield body
+        blocks.append(body)
     for clause in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
-        yield clause.body
+        blocks.append(clause.body)
     for field in ("orelse", "finalbody"):
         block = getattr(statement, field, None)
         if block:
-            yield block
+            blocks.append(block)
+    return blocks
 
 
 def _lines_saying_import(source: str) -> list[int]:

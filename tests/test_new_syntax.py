@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy import blanking
 from flake8_tensorcopy.blanking import blank_comments_and_strings
 from flake8_tensorcopy.rules import ALL_RULES
 
@@ -230,6 +232,30 @@ def test_blanking_keeps_the_code_of_fstrings(source, blanked):
 @_accepted(PY312)
 def test_blanking_reads_pep701_fstrings(source, blanked):
     assert blank_comments_and_strings(source) == blanked
+
+
+# The pieces of text whose order the blanking must follow: quotes, escapes, prefixes, braces.
+_TOKEN_PIECES = ["'", '"', "'''", '"""', "\\", "#", "\n", "f", "r", "b", "rf", "t", "{", "}", "{{", ":", "x", " ",
+                 "(", ")", "N{", "\r\n"]
+
+
+def test_blanking_in_one_pass_reads_as_token_by_token():
+    """The one-pass replacement gives what reading one token after another gives, on
+    texts made of the pieces where the two could part (unclosed strings, escapes, lone
+    quotes, f-strings whose code holds their own quote, where it reads token by token)."""
+    chooser = random.Random(701)
+    onward = 0
+    for _ in range(20_000):
+        source = "".join(chooser.choice(_TOKEN_PIECES) for _ in range(chooser.randint(1, 30)))
+        assert blank_comments_and_strings(source) == blanking._blank_token_by_token(source), source
+        try:
+            blanking.COMMENT_OR_STRING.sub(blanking._blanked, source)
+        except blanking._FStringRunsOn:
+            onward += 1
+    assert onward > 100  # the fallback was exercised, not only the one pass
+    for source in sorted({source for _, source, _ in CASES.values()}) + [nested_fstrings(40)]:
+        source = textwrap.dedent(source)
+        assert blank_comments_and_strings(source) == blanking._blank_token_by_token(source)
 
 
 def _kept_by_tokenizer(source: str) -> dict[int, str]:

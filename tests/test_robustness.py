@@ -234,6 +234,24 @@ def test_a_huge_file_full_of_triggers_is_bounded(tmp_path):
     assert message.count("parts") == 1, "one summary, not one entry per function"
 
 
+@pytest.mark.parametrize(
+    ("left", "code", "refused", "left_after"),
+    [
+        (10, "a = b(c)", False, 4),  # shorter than what is left: counted in one call
+        (6, "a = b(c)", False, 0),  # longer, and fits to the last token
+        (5, "a = b(c)", True, 5),  # one token over: refused, nothing charged
+        (3, "name_longer_than_three", False, 2),  # a token of many characters costs one
+        (3, "x  # a comment, 'quoted'\n'''a\ndocstring'''", False, 0),
+    ],
+)
+def test_the_budget_charges_tokens_not_characters(left, code, refused, left_after):
+    budget = limits.Budget(left)
+    reason = budget.spend(code)
+    assert (reason is not None) == refused and budget.left == left_after
+    if refused:
+        assert f"over the analysis budget of {left:,} tokens" in reason
+
+
 @pytest.mark.slow
 def test_one_huge_function_is_bounded(tmp_path):
     """A single 6,000-line function whose findings need its bindings: it cannot be analysed

@@ -29,6 +29,10 @@ BODY, HEADER, NESTED = 0, 1, 2
 OwnNode = tuple[ast.AST, tuple[ast.AST, ...], bool, bool, int]
 
 _EXPRESSION_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# The kinds of node that change the place of what they hold (or end the walk, a nested def).
+_PLACE_CHANGERS = frozenset({
+    *FUNCTION_DEFS, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.If, *_EXPRESSION_SCOPES,
+})
 _ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
@@ -39,6 +43,13 @@ class OwnCode(NamedTuple):
 
 _LEAVES = (ast.Name, ast.Constant)
 _SKIPPED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+# Fields that never hold a node the walk keeps: names, numbers, flags, and the contexts and
+# operators it skips. Left out of each kind's fields, they cost no look at all.
+_NEVER_NODES = frozenset({
+    "ctx", "op", "id", "attr", "arg", "asname", "module", "level", "kind", "type_comment", "conversion",
+    "simple", "is_async",
+})
+_FIELDS: dict[type, tuple[str, ...]] = {}  # a kind of node -> the fields the walk looks in
 
 
 def own_code(scope: ast.AST, imports: ImportTable) -> OwnCode:
@@ -58,17 +69,21 @@ def own_code(scope: ast.AST, imports: ImportTable) -> OwnCode:
             leaves.append(entry)
             continue
         nodes.append(entry)
-        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            continue  # a nested scope
-        if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
-            loops = (*loops, node)
-        elif (kind is ast.With or kind is ast.AsyncWith) and not quiet:
-            quiet = any(_no_grad(item.context_expr, imports) for item in node.items)
-        elif kind is ast.If and not branched:
-            branched = compares_metrics(node.test)
-        elif kind in _EXPRESSION_SCOPES and where == BODY:
-            where = NESTED
-        for field in node._fields:
+        if kind in _PLACE_CHANGERS:
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                continue  # a nested scope
+            if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+                loops = (*loops, node)
+            elif (kind is ast.With or kind is ast.AsyncWith) and not quiet:
+                quiet = any(_no_grad(item.context_expr, imports) for item in node.items)
+            elif kind is ast.If and not branched:
+                branched = compares_metrics(node.test)
+            elif kind in _EXPRESSION_SCOPES and where == BODY:
+                where = NESTED
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple(field for field in kind._fields if field not in _NEVER_NODES)
+        for field in fields:
             child = getattr(node, field, None)
             if isinstance(child, list):  # may hold None (``{**d}``) or names (``global a``)
                 for item in child:
