@@ -109,6 +109,17 @@ def test_a_file_is_read_to_its_bound_even_when_it_grows_after_fstat(tmp_path: Pa
     assert plain_file.read_plain_file(str(module), 99) is None
 
 
+def test_a_file_is_read_whole_when_the_system_hands_it_over_in_pieces(tmp_path: Path, monkeypatch) -> None:
+    """A read may return fewer bytes than asked (a signal, a network file system): the rest
+    is read on, to the end of the file, and the bound still holds."""
+    module = tmp_path / "pieces.py"
+    module.write_bytes(bytes(range(256)) * 4)
+    real_read = os.read
+    monkeypatch.setattr(plain_file.os, "read", lambda handle, size: real_read(handle, min(size, 7)))
+    assert plain_file.read_plain_file(str(module), 1024) == bytes(range(256)) * 4
+    assert plain_file.read_plain_file(str(module), 1023) is None
+
+
 def test_a_module_linked_from_outside_the_root_is_never_read(tmp_path: Path, opened: list[str]) -> None:
     """A ``.py`` link in the root to a file outside it is not one of the project's modules:
     not read for its imports, not a caller."""

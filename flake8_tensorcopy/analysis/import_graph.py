@@ -187,27 +187,38 @@ class ImportGraph:
         return False
 
     def _walk(self) -> dict[str, Names] | None:
+        """What each module under the root imports, folder by folder in ``os.walk``'s order
+        (top down), read from the folders' listings: a link is told by its entry, not by a
+        ``stat`` of every module."""
         imports: dict[str, Names] = {}
         entries = 0
-        for folder, folders, files in os.walk(self.root):  # links to folders are not followed
-            entries += len(folders) + len(files)
+        folders = [self.root]
+        while folders:
+            try:
+                with os.scandir(folders.pop()) as listing:
+                    found = list(listing)
+            except OSError:  # gone, or not to be read: as os.walk, passed over
+                continue
+            entries += len(found)
             if entries > MAX_ENTRIES:
                 return None
-            folders[:] = [
-                name for name in folders
-                if not name.startswith(".") and name not in _SKIPPED_FOLDERS
-                and not os.path.exists(os.path.join(folder, name, "pyvenv.cfg"))
-            ]
-            for name in files:
-                if name.endswith(_MODULES):
+            inner = []
+            for entry in found:
+                name = entry.name
+                if _is_folder(entry):
+                    if not name.startswith(".") and name not in _SKIPPED_FOLDERS and not entry.is_symlink() \
+                            and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                        inner.append(entry.path)  # links to folders are not followed
+                elif name.endswith(_MODULES):
                     if len(imports) >= MAX_MODULES:
                         return None
-                    path = os.path.join(folder, name)
-                    if os.path.islink(path):  # a linked module is known by where it lies
+                    path = entry.path
+                    if entry.is_symlink():  # a linked module is known by where it lies
                         path = os.path.realpath(path)
                         if not path.startswith(self.root + os.sep):
                             continue
                     imports[path] = self._indexed(path)
+            folders += reversed(inner)
         for path in self._buffers:  # open in the editor, saved or not
             if path not in imports and path.endswith(_MODULES) and path.startswith(self.root + os.sep):
                 imports[path] = self._names_in(path)
@@ -231,6 +242,14 @@ class ImportGraph:
     def _names_in(self, module: str) -> Names:
         text = self._read(module)
         return imported_names(text) if text is not None else ()
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    """Whether the entry is a folder, or a link to one (as ``os.walk`` lists it)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _stem(module: str) -> tuple[str, bool]:

@@ -25,16 +25,30 @@ def read_plain_file(path: str, limit: int, follow_links: bool = False) -> bytes 
         handle = os.open(path, flags)
     except (OSError, ValueError):  # ValueError: a NUL in the path
         return None
-    with os.fdopen(handle, "rb") as file:
-        try:
-            status = os.fstat(file.fileno())
-            if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
-                return None
-            # Sized by the file, not the limit: read(n) allocates n bytes up front, and the
-            # limit is megabytes. One byte more shows whether it grew since fstat.
-            data = file.read(status.st_size + 1)
-            if len(data) > status.st_size:
-                data += file.read(limit + 1 - len(data))
-        except OSError:
+    try:
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
             return None
+        # Sized by the file, not the limit: a read of n allocates n bytes up front, and the
+        # limit is megabytes. One byte more shows whether it grew since fstat.
+        data = _read_up_to(handle, status.st_size + 1)
+        if len(data) > status.st_size:
+            data += _read_up_to(handle, limit + 1 - len(data))
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
     return data if len(data) <= limit else None
+
+
+def _read_up_to(handle: int, size: int) -> bytes:
+    """``size`` bytes from the descriptor, fewer at the end of the file; read without a
+    file object, which a project's thousands of small reads would each build and drop."""
+    parts = []
+    while size > 0:
+        part = os.read(handle, size)
+        if not part:
+            break
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
