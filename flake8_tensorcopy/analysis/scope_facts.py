@@ -191,7 +191,6 @@ class ScopeFacts:
             if where == HEADER:
                 continue
             kind = type(node)
-            self._line = getattr(node, "lineno", self._line)
             if where == NESTED:
                 # Lambdas and comprehensions are scopes of their own: only their calls (for
                 # the gates) and walrus targets (which bind here) count, not their bindings
@@ -199,16 +198,21 @@ class ScopeFacts:
                 if kind is ast.Call:
                     self.calls.append(node)
                 elif kind is ast.NamedExpr:
+                    self._line = getattr(node, "lineno", self._line)
                     self._bind(node.target.id, "value", node.value)
                 continue
+            # the line of what a node binds: set where it binds (a walk of every node's line costs)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                self._line = getattr(node, "lineno", self._line)
                 self._bind(node.name, "other")
                 continue
             if kind is ast.ClassDef:
                 # A class body is walked as part of this scope (its names count as bindings
                 # here: that only makes names less known), its methods are not.
+                self._line = getattr(node, "lineno", self._line)
                 self._bind(node.name, "other")
             if kind in _NOTED:
+                self._line = getattr(node, "lineno", self._line)
                 self._note(node)
 
     def _bind(self, name: str, kind: str, source: ast.AST | None = None, path: tuple[int | str, ...] = ()) -> None:

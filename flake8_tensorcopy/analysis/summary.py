@@ -274,7 +274,7 @@ class ModuleSummary:
                     self._unindexed[qualname + "."] = statement.body
                 else:
                     self._index(statement.body, qualname + ".")
-            else:
+            elif isinstance(statement, COMPOUND_STATEMENTS):  # the others hold no statement
                 for inner in child_blocks(statement):
                     self._index(inner, prefix)
 
