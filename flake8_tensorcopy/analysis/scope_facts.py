@@ -201,7 +201,7 @@ class ScopeFacts:
                     self._line = getattr(node, "lineno", self._line)
                     self._bind(node.target.id, "value", node.value)
                 continue
-            # the line of what a node binds: set where it binds (a walk of every node's line costs)
+            # a binding's line is its node's, read where a node binds (not at every node walked)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 self._line = getattr(node, "lineno", self._line)
                 self._bind(node.name, "other")
