@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy import blanking
 from flake8_tensorcopy.blanking import blank_comments_and_strings
+from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.rules import ALL_RULES
 
 pytestmark = pytest.mark.compat
