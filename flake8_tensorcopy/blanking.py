@@ -51,20 +51,18 @@ def blank_comments_and_strings(source: str) -> str:
 
 
 def _blanked(match: re.Match[str]) -> str:
-    """What replaces the comment or string ``match`` found: as :func:`_blank` appends it,
-    for a token that ends where the match does."""
+    """What replaces the comment or string ``match`` found, for a token that ends where the
+    match does (else :class:`_FStringRunsOn`)."""
     text = match.group()
     if text[0] == "#":
         return ""  # a comment holds no newline
     source, start = match.string, match.start()
-    if start and source[start - 1] in _PREFIX_LETTERS:
-        prefix = _STRING_PREFIX.search(source, max(0, start - 3), start)
-        letters = prefix.group().lower() if prefix else ""
-        if "f" in letters or "t" in letters:
-            pieces: list[str] = []
-            if _fstring(source, start, "r" in letters, pieces) != match.end():
-                raise _FStringRunsOn
-            return "".join(pieces)
+    letters = _fstring_letters(source, start)
+    if letters:
+        pieces: list[str] = []
+        if _fstring(source, start, "r" in letters, pieces) != match.end():
+            raise _FStringRunsOn
+        return "".join(pieces)
     if len(text) == 1:  # a lone quote, in code Python rejects: keep it
         return text
     return "\n" * text.count("\n")
@@ -85,18 +83,23 @@ def _blank(match: re.Match[str], pieces: list[str]) -> int:
     """Append the comment or string ``match`` found, blanked, to ``pieces``; return
     where the text after it starts."""
     source, start = match.string, match.start()
-    if source[start] != "#":
-        prefix = _STRING_PREFIX.search(source, max(0, start - 3), start)
-        letters = prefix.group().lower() if prefix else ""
-        if "f" in letters or "t" in letters:
-            # Since 3.12 (PEP 701) the code in the braces may hold the f-string's own
-            # quote: where the match ends says nothing, the f-string is read as Python does.
-            return _fstring(source, start, "r" in letters, pieces)
-        if match.end() - start == 1:  # a lone quote, in code Python rejects: keep it
-            pieces.append(match.group())
-            return match.end()
-    pieces.append("\n" * match.group().count("\n"))
+    letters = "" if source[start] == "#" else _fstring_letters(source, start)
+    if letters:
+        # Since 3.12 (PEP 701) the code in the braces may hold the f-string's own
+        # quote: where the match ends says nothing, the f-string is read as Python does.
+        return _fstring(source, start, "r" in letters, pieces)
+    pieces.append(_blanked(match))
     return match.end()
+
+
+def _fstring_letters(source: str, start: int) -> str:
+    """The prefix of the string whose quote is at ``start``, lowered, when it makes an
+    f-string or a t-string; else the empty string."""
+    if not start or source[start - 1] not in _PREFIX_LETTERS:
+        return ""
+    prefix = _STRING_PREFIX.search(source, max(0, start - 3), start)
+    letters = prefix.group().lower() if prefix else ""
+    return letters if "f" in letters or "t" in letters else ""
 
 
 def _fstring(source: str, start: int, raw: bool, pieces: list[str]) -> int:

@@ -78,6 +78,8 @@ _NOTED = frozenset({
     ast.Nonlocal, ast.Return, ast.Yield, ast.YieldFrom, ast.Attribute, ast.MatchAs,
     ast.MatchStar, ast.MatchMapping,
 })
+# The nodes that may bind a name in the scope: those noted, defs and classes.
+_BINDERS = _NOTED | {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
 _MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
 
 if TYPE_CHECKING:
@@ -191,6 +193,8 @@ class ScopeFacts:
             if where == HEADER:
                 continue
             kind = type(node)
+            if kind in _BINDERS:  # a binding's line is its node's: read where a node may bind
+                self._line = getattr(node, "lineno", self._line)
             if where == NESTED:
                 # Lambdas and comprehensions are scopes of their own: only their calls (for
                 # the gates) and walrus targets (which bind here) count, not their bindings
@@ -198,21 +202,16 @@ class ScopeFacts:
                 if kind is ast.Call:
                     self.calls.append(node)
                 elif kind is ast.NamedExpr:
-                    self._line = getattr(node, "lineno", self._line)
                     self._bind(node.target.id, "value", node.value)
                 continue
-            # a binding's line is its node's, read where a node binds (not at every node walked)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                self._line = getattr(node, "lineno", self._line)
                 self._bind(node.name, "other")
                 continue
             if kind is ast.ClassDef:
                 # A class body is walked as part of this scope (its names count as bindings
                 # here: that only makes names less known), its methods are not.
-                self._line = getattr(node, "lineno", self._line)
                 self._bind(node.name, "other")
             if kind in _NOTED:
-                self._line = getattr(node, "lineno", self._line)
                 self._note(node)
 
     def _bind(self, name: str, kind: str, source: ast.AST | None = None, path: tuple[int | str, ...] = ()) -> None:
