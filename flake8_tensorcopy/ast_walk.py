@@ -103,11 +103,11 @@ class Walker:
                 if hook_name in _hook_names(type(visitor))
             )
 
-        return _NodePlan(
-            visit=hooks(f"visit_{name}"),
-            fields=tuple(_Field(field, hooks(f"visit_{name}_{field}"), hooks(f"leave_{name}_{field}")) for field in fields),
-            leave=hooks(f"leave_{name}"),
-        )
+        visit, leave = hooks(f"visit_{name}"), hooks(f"leave_{name}")
+        planned = tuple(_field(field, hooks(f"visit_{name}_{field}"), hooks(f"leave_{name}_{field}")) for field in fields)
+        if visit or leave or any(field.visit or field.leave for field in planned):
+            return _NodePlan(visit, planned, leave)
+        return _plan_without_hooks(fields)
 
 
 _SIMPLE_TYPES = frozenset(_SIMPLE_STATEMENTS)
@@ -117,6 +117,22 @@ _SIMPLE_TYPES = frozenset(_SIMPLE_STATEMENTS)
 def _plans_for(visitor_classes: tuple[type, ...]) -> dict[type, _NodePlan]:
     """The node plans shared by every walk with these visitor classes (filled as types appear)."""
     return {}
+
+
+# Most node types have no hooks in most sets of rules: their plans are shared, so that what
+# a run keeps (and every full collection of the host's scans) does not grow with each set.
+@functools.cache
+def _plan_without_hooks(fields: tuple[str, ...]) -> _NodePlan:
+    return _NodePlan(_EMPTY, tuple(_field(field, _EMPTY, _EMPTY) for field in fields), _EMPTY)
+
+
+def _field(name: str, visit: tuple, leave: tuple) -> _Field:
+    return _Field(name, visit, leave) if visit or leave else _field_without_hooks(name)
+
+
+@functools.cache
+def _field_without_hooks(name: str) -> _Field:
+    return _Field(name, _EMPTY, _EMPTY)
 
 
 @functools.cache

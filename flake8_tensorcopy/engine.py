@@ -166,8 +166,10 @@ def plan_source(
     tree = tree if tree is not None else parse_ast(source)
     yielding.checkpoint()
     specs = [rule.trigger_spec() for rule in rules]
-    if shortcuts and not prefilter.may_trigger(source, specs):  # most files: their project is not read
-        return Planned(source, tree, ModuleSummary.of(tree, source), prefilter.NOTHING, rules, shortcuts)
+    if shortcuts:
+        specs = prefilter.may_trigger(source, specs)
+        if not specs:  # most files: their project is not read
+            return Planned(source, tree, ModuleSummary.of(tree, source), prefilter.NOTHING, rules, shortcuts)
     summary = ModuleSummary.of(tree, source if shortcuts else None, path)
     if shortcuts:
         plan = prefilter.plan(source, specs, summary, fixes)

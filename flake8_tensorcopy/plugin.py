@@ -104,7 +104,8 @@ class TensorCopyChecker:
         if not triggers:
             return []
         source = prefilter.normalise_newlines("".join(self.lines))
-        if not prefilter.may_trigger(source, triggers):  # most files: no summary, no project
+        triggers = prefilter.may_trigger(source, triggers)
+        if not triggers:  # most files: no summary, no project
             return []
         summary = ModuleSummary.of(self.tree, source, self.filename)
         try:

@@ -114,22 +114,29 @@ NOTHING = Plan(whole_file=False)
 _STAR_IMPORT = re.compile(r"import[\s\\]*\*")
 
 
-def may_trigger(source: str, rules: Iterable[TriggerSpec]) -> bool:
-    """Whether :func:`plan` may find anything in ``source`` (newlines normalised), read
-    from the text alone, before the module summary is made: some rule's triggers all
-    match, or match but for the first, which the file's import table may widen with a
-    local name for one of the rule's ``trigger_imports``: a name the text's imports spell
-    (``from copy import deepcopy as dc``), or one that ``import *`` may bring."""
+def may_trigger(source: str, rules: Iterable[TriggerSpec]) -> tuple[TriggerSpec, ...]:
+    """The rules for which :func:`plan` may find anything in ``source`` (newlines
+    normalised), read from the text alone, before the module summary is made: their
+    triggers all match, or match but for the first, which the file's import table may
+    widen with a local name for one of the rule's ``trigger_imports``: a name the text's
+    imports spell (``from copy import deepcopy as dc``), or one that ``import *`` may
+    bring. Empty for most files; :func:`plan` need be handed only these."""
+    rules = tuple(rules)
     # Codes that one analysis reports (TCP001 and TCP101) share their trigger: searched once.
-    for triggers, trigger_imports in dict.fromkeys((rule.triggers, rule.trigger_imports) for rule in rules):
-        primary, *secondary = (_compiled(pattern) for pattern in triggers)
-        if not all(pattern.search(source) for pattern in secondary):
-            continue
-        if primary.search(source) or (trigger_imports and (
-            any(name.rpartition(".")[2] in source for name in trigger_imports) or _STAR_IMPORT.search(source)
-        )):
-            return True
-    return False
+    found = {
+        key for key in dict.fromkeys((rule.triggers, rule.trigger_imports) for rule in rules)
+        if _may_match(source, *key)
+    }
+    return tuple(rule for rule in rules if (rule.triggers, rule.trigger_imports) in found) if found else ()
+
+
+def _may_match(source: str, triggers: tuple[str, ...], trigger_imports: frozenset[str]) -> bool:
+    primary, *secondary = (_compiled(pattern) for pattern in triggers)
+    if not all(pattern.search(source) for pattern in secondary):
+        return False
+    return bool(primary.search(source) or (trigger_imports and (
+        any(name.rpartition(".")[2] in source for name in trigger_imports) or _STAR_IMPORT.search(source)
+    )))
 
 
 def plan(source: str, rules: Iterable[TriggerSpec], summary: ModuleSummary, fixes: bool = True) -> Plan:

@@ -619,3 +619,28 @@ def assert_parsed_alone(code: str, source: str, alone: list[tuple[int, int]] | N
         assert plan.spans == () and plan.module_level is None
     whole = lint_source(source, rules=rules, shortcuts=False)
     assert whole and lint_source(source, rules=rules, fixes=False) == whole
+
+
+TRIGGER_SOURCES = [
+    *(example.code for rule in ALL_RULES for example in rule.flagged),
+    *(code for rule in ALL_RULES for code in rule.clean),
+    # the first trigger widened by the import table: an alias, a star import
+    "from copy import deepcopy as dc\nimport torch\ndef f(x: torch.Tensor):\n    return dc(x)\n",
+    "from copy import *\nimport torch\ndef f(x: torch.Tensor):\n    return deepcopy(x)\n",
+    "import torch\ndef f(x):\n    return x + 1\n",  # no rule's trigger
+]
+
+
+@pytest.mark.parametrize("source", TRIGGER_SOURCES)
+def test_the_plan_is_the_same_from_the_rules_the_text_may_trigger(source):
+    # The plugin and the engine hand the plan only the rules may_trigger keeps: it must
+    # plan exactly as it would from all of them, with and without fixes.
+    specs = [rule.trigger_spec() for rule in ALL_RULES]
+    kept = prefilter.may_trigger(source, specs)
+    assert set(kept) <= set(specs)
+    tree = ast.parse(source)
+    for fixes in (True, False):
+        whole = prefilter.plan(source, specs, ModuleSummary.of(tree, source), fixes)
+        assert prefilter.plan(source, kept, ModuleSummary.of(tree, source), fixes) == whole
+        assert bool(kept) or not whole.needs_parse
+    assert any(spec.code == "TCP003" for spec in kept) == ("deepcopy" in source)
