@@ -7,11 +7,12 @@ and no parse, and only the rules its triggers name are imported. Any failure is
 contained here: one exception escaping ``run()`` would abort flake8's whole run, for
 every file.
 
-The cycle collector is paused while the analysis is imported and while it runs: its
-modules are tens of thousands of objects that live as long as the process, and each
-lint allocates as many that reference counting frees. Scanned young and promoted, they
-set off full collections of everything flake8 holds, which a one-file run (``flake8 -``
-under an editor) would otherwise never pay.
+The cycle collector is paused while the analysis is imported and while it analyses a
+file: its modules are tens of thousands of objects that live as long as the process, and
+each lint allocates as many that reference counting frees. Scanned young and promoted,
+they set off full collections of everything flake8 holds, which a one-file run
+(``flake8 -`` under an editor) would otherwise never pay. A file that no rule's triggers
+can match allocates next to nothing: it is done before the collector is paused.
 """
 
 from __future__ import annotations
@@ -83,11 +84,7 @@ class TensorCopyChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
-            with collector.paused():
-                try:
-                    findings = self._findings()
-                finally:
-                    let_go_of_summaries()  # not walked by flake8's collections while it works on
+            findings = self._findings()
         except Exception as error:  # a bug of ours must not cost the user their whole flake8 run
             from .engine import AnalysisError
 
@@ -105,8 +102,15 @@ class TensorCopyChecker:
             return []
         source = prefilter.normalise_newlines("".join(self.lines))
         triggers = prefilter.may_trigger(source, triggers)
-        if not triggers:  # most files: no summary, no project
+        if not triggers:  # most files: no summary, no project, nothing allocated to pause for
             return []
+        with collector.paused():
+            try:
+                return self._analysed(source, triggers)
+            finally:
+                let_go_of_summaries()  # not walked by flake8's collections while it works on
+
+    def _analysed(self, source: str, triggers: tuple) -> list:
         summary = ModuleSummary.of(self.tree, source, self.filename)
         try:
             plan = prefilter.plan(source, triggers, summary, fixes=False)  # flake8 shows no fixes
