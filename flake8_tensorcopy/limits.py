@@ -44,20 +44,38 @@ class Budget:
     """How many tokens of one file may still go to LibCST (see :data:`MAX_ANALYSED_TOKENS`)."""
 
     def __init__(self, tokens: int = MAX_ANALYSED_TOKENS, what: str = "analysis") -> None:
-        self.limit = self.left = tokens
+        self.limit = tokens
         self.what = what
+        # Code is charged by its characters, a bound on its tokens (a token takes one at
+        # least), and its tokens counted only once a part does not fit by that bound: the
+        # same parts fit as if each were counted, and most files are never counted at all.
+        self._left_at_least = tokens
+        self._uncounted: list[str] = []
+
+    @property
+    def left(self) -> int:
+        """The tokens left."""
+        self._count()
+        return self._left_at_least
 
     def spend(self, code: str) -> str | None:
         """Charge ``code`` to the budget; or, when it does not fit, why not (nothing charged)."""
-        if len(code) <= self.left:  # a token takes a character at least: it fits, counted at C speed
-            self.left -= len(_TOKEN.findall(code))
+        if len(code) <= self._left_at_least:
+            self._left_at_least -= len(code)
+            self._uncounted.append(code)
             return None
+        left = self.left
         cost = 0
         for cost, _ in enumerate(_TOKEN.finditer(code), 1):
-            if cost > self.left:
+            if cost > left:
                 return f"over the {self.what} budget of {self.limit:,} tokens a file (LibCST would take too long)"
-        self.left -= cost
+        self._left_at_least = left - cost
         return None
+
+    def _count(self) -> None:
+        for code in self._uncounted:
+            self._left_at_least += len(code) - len(_TOKEN.findall(code))
+        self._uncounted.clear()
 
 
 def unparsable_reason(statements: Iterable[ast.stmt], size: int) -> str | None:

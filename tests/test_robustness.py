@@ -252,6 +252,27 @@ def test_the_budget_charges_tokens_not_characters(left, code, refused, left_afte
         assert f"over the analysis budget of {left:,} tokens" in reason
 
 
+def test_the_budget_decides_each_part_as_an_exact_count_would():
+    # Parts are charged by their characters until one does not fit that way; the tokens
+    # are counted then. Every budget around the parts' total must refuse the same parts,
+    # and leave the same, as counting every part's tokens at once.
+    parts = [
+        "def f(x):\n    return x.clone().detach()  # a note\n", "y = [a_long_name, 'a string', 3.25]\n",
+        "z = f(  y  )\n", '"""doc\nstring"""\n', "w=1\n",
+    ] * 3
+    costs = [len(limits._TOKEN.findall(part)) for part in parts]
+    for tokens in range(sum(costs) + 2):
+        budget, left, refused, expected = limits.Budget(tokens), tokens, [], []
+        for number, (part, cost) in enumerate(zip(parts, costs)):
+            if budget.spend(part) is not None:
+                refused.append(number)
+            if cost > left:
+                expected.append(number)
+            else:
+                left -= cost
+        assert (refused, budget.left) == (expected, left), tokens
+
+
 @pytest.mark.slow
 def test_one_huge_function_is_bounded(tmp_path):
     """A single 6,000-line function whose findings need its bindings: it cannot be analysed
