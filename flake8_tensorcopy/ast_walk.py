@@ -120,7 +120,7 @@ def _plans_for(visitor_classes: tuple[type, ...]) -> dict[type, _NodePlan]:
 
 
 # Most node types have no hooks in most sets of rules: their plans are shared, so that what
-# a run keeps (and every full collection of the host's scans) does not grow with each set.
+# a run keeps, which every full collection of the host process scans, grows less with each set.
 @functools.cache
 def _plan_without_hooks(fields: tuple[str, ...]) -> _NodePlan:
     return _NodePlan(_EMPTY, tuple(_field(field, _EMPTY, _EMPTY) for field in fields), _EMPTY)
