@@ -5,11 +5,10 @@ lists and dicts of the tree). Once the tree is freed, glibc keeps that memory in
 process, fragmented, where the host's later allocations (Python's own arenas are mapped
 apart) cannot use it: in a long flake8 run it stays as dead weight under flake8's peak.
 glibc's ``malloc_trim(0)`` hands the free pages back after each file that parsed anything
-(its chunks, and the project's modules read for it), once a process has linted a few. On the application benchmark (3,995
-files, 415 of them parse something) the peak RSS of the flake8 run drops from 91 to 85 MiB;
-the 415 calls take 0.12 s, and refaulting the pages handed back about as much (trimming only
-after large parses kept 87 MiB). Other C libraries (musl, macOS, Windows) have no such call;
-there nothing is done.
+(its chunks, and the project's modules read for it), once a process has linted a few: a
+lower peak for a long run, paid in page faults when the heap grows again (what it saves and
+costs is in bench/RESULTS.md and the notes). Other C libraries (musl, macOS, Windows) have no
+such call; there nothing is done.
 """
 
 from __future__ import annotations
