@@ -165,17 +165,14 @@ def plan_source(
     source = prefilter.normalise_newlines(source)
     tree = tree if tree is not None else parse_ast(source)
     yielding.checkpoint()
-    specs = [rule.trigger_spec() for rule in rules]
-    if shortcuts:
-        specs = prefilter.may_trigger(source, specs)
-        if not specs:  # most files: their project is not read
-            return Planned(source, tree, ModuleSummary.of(tree, source), prefilter.NOTHING, rules, shortcuts)
-    summary = ModuleSummary.of(tree, source if shortcuts else None, path)
-    if shortcuts:
-        plan = prefilter.plan(source, specs, summary, fixes)
-    else:
-        plan = prefilter.whole_file_plan(source, tree)
-    return Planned(source, tree, summary, plan, rules, shortcuts)
+    if not shortcuts:
+        summary = ModuleSummary.of(tree, None, path)
+        return Planned(source, tree, summary, prefilter.whole_file_plan(source, tree), rules, shortcuts)
+    specs = prefilter.may_trigger(source, [rule.trigger_spec() for rule in rules])
+    if not specs:  # most files: their project is not read
+        return Planned(source, tree, ModuleSummary.of(tree, source), prefilter.NOTHING, rules, shortcuts)
+    summary = ModuleSummary.of(tree, source, path)
+    return Planned(source, tree, summary, prefilter.plan(source, specs, summary, fixes), rules, shortcuts)
 
 
 def lint_plan(planned: Planned, *, ends: bool = False, chunk_linter: ChunkLinter | None = None) -> list[Finding]:

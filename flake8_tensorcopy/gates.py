@@ -601,12 +601,12 @@ class CloneDetachGate(Gate):
 
 def _writes_through_data(node: ast.AST, imports: ImportTable) -> bool:
     if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute) and writes_in_place(func.attr) and _through_data(func.value):
+        method = _method(node)
+        if method is not None and writes_in_place(method[1]) and _through_data(method[0]):
             return True
         # the cheap test of the argument first: most calls pass no ``.data``
         first = next((a for a in node.args if not isinstance(a, ast.Starred)), None) if node.args else None
-        if first is not None and _is_data(first) and writes_first_argument(imports.qualify_expression(func) or ""):
+        if first is not None and _is_data(first) and writes_first_argument(imports.qualify_expression(node.func) or ""):
             return True
         return bool(node.keywords) and any(k.arg == "out" and _is_data(k.value) for k in node.keywords)
     if isinstance(node, ast.Assign):
